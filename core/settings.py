@@ -1,0 +1,82 @@
+"""Process configuration read from environment variables.
+
+One place lists every variable with its default (the README repeats this table), so the
+bot, the Mini App and the service never read ``os.environ`` themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+LANGUAGES = ("en", "zh-hans", "zh-hant")
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a process needs to know about its environment."""
+
+    telegram_bot_token: str | None = None
+    bot_username: str | None = None
+    miniapp_short_name: str | None = None
+    public_url: str | None = None
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+    telegram_api_base_url: str | None = None
+    redis_url: str | None = None
+    redis_prefix: str = "sab:"
+    host: str = "127.0.0.1"
+    port: int = 8080
+    workers: int = 1
+    session_secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    initdata_max_age: int = 86400
+    default_language: str = "en"
+    board_font: str | None = None
+
+    @property
+    def local_mode(self) -> bool:
+        """No bot token: a browser table on localhost against computer players."""
+        return not self.telegram_bot_token
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+
+        def opt(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        language = (opt("DEFAULT_LANGUAGE") or "en").lower()
+        if language not in LANGUAGES:
+            raise ValueError(f"DEFAULT_LANGUAGE must be one of {', '.join(LANGUAGES)}")
+        token = opt("TELEGRAM_BOT_TOKEN")
+        return cls(
+            telegram_bot_token=token,
+            bot_username=opt("BOT_USERNAME"),
+            miniapp_short_name=opt("MINIAPP_SHORT_NAME"),
+            public_url=opt("PUBLIC_URL"),
+            webhook_url=opt("WEBHOOK_URL"),
+            webhook_secret=opt("WEBHOOK_SECRET"),
+            telegram_api_base_url=opt("TELEGRAM_API_BASE_URL"),
+            redis_url=opt("REDIS_URL"),
+            redis_prefix=opt("REDIS_PREFIX") or "sab:",
+            host=opt("HOST") or ("127.0.0.1" if not token else "0.0.0.0"),
+            port=_int(env, "PORT", 8080),
+            workers=max(1, _int(env, "WORKERS", 1)),
+            session_secret=opt("SESSION_SECRET") or secrets.token_urlsafe(32),
+            initdata_max_age=_int(env, "INITDATA_MAX_AGE", 86400),
+            default_language=language,
+            board_font=opt("BOARD_FONT"),
+        )
