@@ -45,8 +45,8 @@ DOOR_BADGE_R: Final = 12.0        # the lettered disc on the gate
 LADDER_W: Final = 26.0            # width of the ladder glyph at the centre
 LADDER_H: Final = 48.0
 LADDER_RUNGS: Final = 4
-CRYSTAL_AT: Final = (21.0, 24.0)  # centre of the gem (a rock corner, never on a band)
-CRYSTAL_R: Final = 12.0
+CRYSTAL_AT: Final = (18.0, 24.0)  # centre of the gem (a rock corner, never on a band)
+CRYSTAL_R: Final = 11.0
 EMPTY_DASH: Final = (6.0, 6.0)    # dash pattern of an empty cell's faint outline
 
 # Edge midpoints of the card (where openings are) and the centre where bands join.
