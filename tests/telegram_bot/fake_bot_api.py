@@ -1,0 +1,646 @@
+"""A fake Telegram Bot API server on loopback, for end-to-end tests of the bot.
+
+python-telegram-bot is pointed at it with ``base_url`` and talks real HTTP. The fake keeps
+Telegram's semantics that shape the design (TELEGRAM.md): users who never pressed Start
+cannot be messaged (403), no-op edits fail ("message is not modified"), ``web_app``
+buttons are refused outside private chats, ``callback_data`` is 1–64 bytes, text/caption
+limits, callback answers ≤ 200 characters and expiring, and about 20 messages a minute
+per group (429 with ``retry_after`` beyond). Every call is recorded so tests can scan
+what the bot sent where.
+
+The driver half (``FakeUser``, ``FakeChat``) produces updates: messages, commands with
+entities, ``/start`` payloads, button presses on recorded messages, inline queries and
+forum topics. Updates are served by ``getUpdates`` (long poll) or POSTed to a webhook
+with the secret header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+TOKEN = "123456:TEST-TOKEN"
+BOT_ID = 123456
+BOT_USERNAME = "SaboteurTestBot"
+
+# Parameters python-telegram-bot sends as plain strings (everything else is JSON-encoded).
+_STRING_FIELDS = {
+    "text", "caption", "callback_query_id", "inline_query_id", "url", "secret_token",
+    "parse_mode", "description", "short_description", "language_code", "next_offset",
+    "switch_pm_text", "switch_pm_parameter", "action", "name", "emoji",
+}
+_MESSAGE_SENDING = {
+    "sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendMediaGroup",
+    "editMessageText", "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup",
+    "sendSticker", "sendDice", "copyMessage", "forwardMessage", "pinChatMessage",
+}
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup "
+    "are exactly the same as a current content and reply markup of the message"
+)
+
+
+class ApiError(Exception):
+    """An error answer of the Bot API."""
+
+    def __init__(self, code: int, description: str, retry_after: int | None = None) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description
+        self.retry_after = retry_after
+
+
+@dataclass
+class Call:
+    """One recorded Bot API call (successful or not)."""
+
+    method: str
+    params: dict[str, Any]
+    chat_id: int | None
+    at: float
+    ok: bool = True
+    error: str | None = None
+    result: Any = None
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    @property
+    def group(self) -> bool:
+        return self.chat_id is not None and self.chat_id < 0
+
+    def texts(self) -> list[str]:
+        """Every human-visible string and every callback_data of this call."""
+        out: list[str] = []
+        for key in ("text", "caption", "message_text"):
+            if isinstance(self.params.get(key), str):
+                out.append(self.params[key])
+        media = self.params.get("media")
+        if isinstance(media, dict) and isinstance(media.get("caption"), str):
+            out.append(media["caption"])
+        out.extend(_markup_strings(self.params.get("reply_markup")))
+        return out
+
+
+def _markup_strings(markup: Any) -> list[str]:
+    out: list[str] = []
+    if isinstance(markup, dict):
+        for row in markup.get("inline_keyboard", []):
+            for b in row:
+                out.extend(str(b.get(k)) for k in ("text", "callback_data", "url") if b.get(k))
+                if b.get("web_app"):
+                    out.append(str(b["web_app"].get("url")))
+    return out
+
+
+@dataclass
+class FakeChat:
+    id: int
+    type: str  # "private" | "group" | "supergroup"
+    title: str | None = None
+    is_forum: bool = False
+    admins: set[int] = field(default_factory=set)
+    creator: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "type": self.type}
+        if self.title:
+            d["title"] = self.title
+        if self.is_forum:
+            d["is_forum"] = True
+        return d
+
+
+class FakeBotAPI:
+    """The server plus the record of everything the bot did."""
+
+    def __init__(self, *, group_limit: int = 20, group_window: float = 60.0,
+                 query_ttl: float = 15.0) -> None:
+        self.group_limit = group_limit
+        self.group_window = group_window
+        self.query_ttl = query_ttl
+        self.calls: list[Call] = []
+        self.users: dict[int, FakeUser] = {}
+        self.chats: dict[int, FakeChat] = {}
+        self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        self.callback_queries: dict[str, dict[str, Any]] = {}  # id -> {at, answered, answer}
+        self.inline_queries: dict[str, dict[str, Any]] = {}
+        self.webhook_url: str | None = None
+        self.webhook_secret: str | None = None
+        self.rate_limited: list[Call] = []
+        self._updates: deque[dict[str, Any]] = deque()
+        self._update_ids = itertools.count(1)
+        self._message_ids: dict[int, itertools.count[int]] = defaultdict(lambda: itertools.count(1))
+        self._query_ids = itertools.count(1)
+        self._group_sends: dict[int, deque[float]] = defaultdict(deque)
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self.port = 0
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        app = web.Application(client_max_size=20 * 1024 * 1024)
+        app.router.add_post("/bot{token}/{method}", self._handle)
+        app.router.add_get("/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._session = aiohttp.ClientSession()
+
+    async def stop(self) -> None:
+        if self._session:
+            await self._session.close()
+        if self._runner:
+            await self._runner.cleanup()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    # ------------------------------------------------------------------ driver side
+    def user(self, user_id: int, first_name: str, *, language_code: str | None = "en",
+             username: str | None = None) -> FakeUser:
+        u = FakeUser(self, user_id, first_name, language_code, username)
+        self.users[user_id] = u
+        self.chats[user_id] = FakeChat(user_id, "private")
+        return u
+
+    def group(self, chat_id: int, title: str, *, admins: Iterable[int] = (),
+              forum: bool = False) -> FakeChat:
+        chat = FakeChat(chat_id, "supergroup", title, forum, set(admins))
+        self.chats[chat_id] = chat
+        return chat
+
+    def push_update(self, payload: dict[str, Any], update_id: int | None = None) -> int:
+        uid = next(self._update_ids) if update_id is None else update_id
+        self._updates.append({"update_id": uid, **payload})
+        self._notify()
+        return uid
+
+    async def deliver_webhook(self, update: dict[str, Any], *, secret: str | None = None,
+                              url: str | None = None) -> int:
+        """POST one update to the webhook (as Telegram does); returns the HTTP status."""
+        assert self._session is not None
+        target = url or self.webhook_url
+        assert target, "no webhook set"
+        headers = {}
+        token = secret if secret is not None else self.webhook_secret
+        if token:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = token
+        async with self._session.post(target, json=update, headers=headers) as resp:
+            return resp.status
+
+    def take_update(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Build an update without queueing it (for webhook tests)."""
+        return {"update_id": next(self._update_ids), **payload}
+
+    def _notify(self) -> None:
+        async def go() -> None:
+            async with self._changed:
+                self._changed.notify_all()
+
+        asyncio.get_running_loop().create_task(go())
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """Wait until ``predicate()`` is truthy (re-checked after every call/update)."""
+        deadline = time.monotonic() + timeout
+        async with self._changed:
+            while True:
+                value = predicate()
+                if value:
+                    return value
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("condition not met in time")
+                try:
+                    await asyncio.wait_for(self._changed.wait(), min(left, 0.25))
+                except TimeoutError:
+                    pass
+
+    # ------------------------------------------------------------------ record queries
+    def calls_to(self, chat_id: int, *, ok: bool | None = True) -> list[Call]:
+        return [c for c in self.calls if c.chat_id == chat_id and (ok is None or c.ok == ok)]
+
+    def group_calls(self) -> list[Call]:
+        return [c for c in self.calls if c.group and c.method in _MESSAGE_SENDING]
+
+    def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
+        return [m for (cid, _), m in sorted(self.messages.items()) if cid == chat_id
+                and m.get("from", {}).get("id") == BOT_ID]
+
+    def last_bot_message(self, chat_id: int, predicate: Callable[[dict[str, Any]], bool]
+                         = lambda m: True) -> dict[str, Any] | None:
+        found = [m for m in self.bot_messages(chat_id) if predicate(m)]
+        return found[-1] if found else None
+
+    def unanswered_queries(self) -> list[str]:
+        return [q for q, info in self.callback_queries.items() if not info["answered"]]
+
+    # ------------------------------------------------------------------ HTTP side
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params, files = await self._read_params(request)
+        chat_id = params.get("chat_id")
+        if isinstance(chat_id, str) and chat_id.lstrip("-").isdigit():
+            chat_id = int(chat_id)
+            params["chat_id"] = chat_id
+        call = Call(method, params, chat_id if isinstance(chat_id, int) else None,
+                    time.monotonic(), files=files)
+        if method in ("answerCallbackQuery",):
+            q = self.callback_queries.get(str(params.get("callback_query_id")))
+            call.chat_id = q["chat_id"] if q else None
+        try:
+            handler = getattr(self, f"_m_{method}", None)
+            if handler is None:
+                result: Any = True
+            else:
+                result = await handler(params, files)
+            call.result = result
+            if method != "getUpdates" or result:
+                self.calls.append(call)
+            self._notify()
+            return web.json_response({"ok": True, "result": result})
+        except ApiError as err:
+            call.ok, call.error = False, err.description
+            self.calls.append(call)
+            if err.code == 429:
+                self.rate_limited.append(call)
+            self._notify()
+            body: dict[str, Any] = {"ok": False, "error_code": err.code,
+                                    "description": err.description}
+            if err.retry_after is not None:
+                body["parameters"] = {"retry_after": err.retry_after}
+            return web.json_response(body, status=err.code)
+
+    async def _read_params(self, request: web.Request) -> tuple[dict[str, Any], dict[str, bytes]]:
+        params: dict[str, Any] = {}
+        files: dict[str, bytes] = {}
+        if request.content_type == "application/json":
+            params = await request.json()
+        elif request.method == "POST":
+            form = await request.post()
+            for key, value in form.items():
+                if isinstance(value, web.FileField):
+                    files[key] = value.file.read()
+                    params[key] = f"attach://{key}"
+                elif key in _STRING_FIELDS:
+                    params[key] = value
+                else:
+                    try:
+                        params[key] = json.loads(value)
+                    except (TypeError, ValueError):
+                        params[key] = value
+        params.update({k: v for k, v in request.query.items() if k not in params})
+        return params, files
+
+    # ------------------------------------------------------------------ checks
+    def _check_chat_writable(self, chat_id: Any) -> FakeChat:
+        chat = self.chats.get(chat_id) if isinstance(chat_id, int) else None
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        if chat.type == "private":
+            user = self.users[chat.id]
+            if user.blocked:
+                raise ApiError(403, "Forbidden: bot was blocked by the user")
+            if not user.started:
+                raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        return chat
+
+    def _check_markup(self, chat: FakeChat, markup: Any) -> None:
+        if markup is None:
+            return
+        if not isinstance(markup, dict):
+            raise ApiError(400, "Bad Request: can't parse reply keyboard markup JSON object")
+        for row in markup.get("inline_keyboard", []):
+            for b in row:
+                if "web_app" in b and chat.type != "private":
+                    raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
+                if "callback_data" in b:
+                    size = len(str(b["callback_data"]).encode())
+                    if not 1 <= size <= 64:
+                        raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+                if not b.get("text"):
+                    raise ApiError(400, "Bad Request: text buttons are unallowed")
+
+    def _check_rate(self, chat: FakeChat) -> None:
+        if chat.type == "private":
+            return
+        now = time.monotonic()
+        sent = self._group_sends[chat.id]
+        while sent and now - sent[0] > self.group_window:
+            sent.popleft()
+        if len(sent) >= self.group_limit:
+            retry = max(1, int(self.group_window - (now - sent[0])) + 1)
+            raise ApiError(429, f"Too Many Requests: retry after {retry}", retry_after=retry)
+        sent.append(now)
+
+    @staticmethod
+    def _check_text(text: Any, limit: int, what: str) -> None:
+        if text is None:
+            return
+        if len(str(text)) > limit:
+            raise ApiError(400, f"Bad Request: {what} is too long")
+
+    def _new_message(self, chat: FakeChat, params: dict[str, Any], **content: Any) -> dict:
+        mid = next(self._message_ids[chat.id])
+        msg: dict[str, Any] = {
+            "message_id": mid, "date": int(time.time()), "chat": chat.to_dict(),
+            "from": {"id": BOT_ID, "is_bot": True, "first_name": "Saboteur",
+                     "username": BOT_USERNAME},
+            **{k: v for k, v in content.items() if v is not None},
+        }
+        if params.get("reply_markup"):
+            msg["reply_markup"] = params["reply_markup"]
+        thread = params.get("message_thread_id")
+        if thread is not None and chat.is_forum:
+            msg["message_thread_id"] = thread
+            msg["is_topic_message"] = True
+        self.messages[(chat.id, mid)] = msg
+        return msg
+
+    def _bot_message(self, params: dict[str, Any]) -> tuple[FakeChat, dict[str, Any]]:
+        chat = self._check_chat_writable(params.get("chat_id"))
+        msg = self.messages.get((chat.id, int(params.get("message_id", 0))))
+        if msg is None:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        if msg["from"]["id"] != BOT_ID:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return chat, msg
+
+    # ------------------------------------------------------------------ methods
+    async def _m_getMe(self, p: dict, f: dict) -> dict:
+        return {"id": BOT_ID, "is_bot": True, "first_name": "Saboteur",
+                "username": BOT_USERNAME, "can_join_groups": True,
+                "can_read_all_group_messages": False, "supports_inline_queries": True}
+
+    async def _m_getUpdates(self, p: dict, f: dict) -> list:
+        if self.webhook_url:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active")
+        offset = int(p.get("offset") or 0)
+        while self._updates and self._updates[0]["update_id"] < offset:
+            self._updates.popleft()
+        timeout = float(p.get("timeout") or 0)
+        deadline = time.monotonic() + timeout
+        while not self._updates and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        limit = int(p.get("limit") or 100)
+        return list(itertools.islice(self._updates, limit))
+
+    async def _m_setWebhook(self, p: dict, f: dict) -> bool:
+        self.webhook_url = p.get("url") or None
+        self.webhook_secret = p.get("secret_token")
+        return True
+
+    async def _m_deleteWebhook(self, p: dict, f: dict) -> bool:
+        self.webhook_url = None
+        if p.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _m_getWebhookInfo(self, p: dict, f: dict) -> dict:
+        return {"url": self.webhook_url or "", "has_custom_certificate": False,
+                "pending_update_count": len(self._updates)}
+
+    async def _m_sendMessage(self, p: dict, f: dict) -> dict:
+        chat = self._check_chat_writable(p.get("chat_id"))
+        text = p.get("text")
+        if not text:
+            raise ApiError(400, "Bad Request: message text is empty")
+        self._check_text(text, 4096, "message")
+        self._check_markup(chat, p.get("reply_markup"))
+        self._check_rate(chat)
+        return self._new_message(chat, p, text=text)
+
+    async def _m_sendPhoto(self, p: dict, f: dict) -> dict:
+        chat = self._check_chat_writable(p.get("chat_id"))
+        self._check_text(p.get("caption"), 1024, "message caption")
+        self._check_markup(chat, p.get("reply_markup"))
+        data = f.get("photo")
+        if data is not None and len(data) > 10 * 1024 * 1024:
+            raise ApiError(400, "Bad Request: file is too big")
+        self._check_rate(chat)
+        return self._new_message(chat, p, caption=p.get("caption"), photo=_photo(data))
+
+    async def _m_editMessageText(self, p: dict, f: dict) -> dict:
+        chat, msg = self._bot_message(p)
+        if "text" not in msg:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        self._check_text(p.get("text"), 4096, "message")
+        self._check_markup(chat, p.get("reply_markup"))
+        if msg["text"] == p.get("text") and msg.get("reply_markup") == p.get("reply_markup"):
+            raise ApiError(400, NOT_MODIFIED)
+        self._check_rate(chat)
+        msg["text"] = p.get("text")
+        _set_markup(msg, p)
+        return msg
+
+    async def _m_editMessageCaption(self, p: dict, f: dict) -> dict:
+        chat, msg = self._bot_message(p)
+        if "photo" not in msg:
+            raise ApiError(400, "Bad Request: there is no caption in the message to edit")
+        self._check_text(p.get("caption"), 1024, "message caption")
+        self._check_markup(chat, p.get("reply_markup"))
+        if msg.get("caption") == p.get("caption") and \
+                msg.get("reply_markup") == p.get("reply_markup"):
+            raise ApiError(400, NOT_MODIFIED)
+        self._check_rate(chat)
+        msg["caption"] = p.get("caption")
+        _set_markup(msg, p)
+        return msg
+
+    async def _m_editMessageMedia(self, p: dict, f: dict) -> dict:
+        chat, msg = self._bot_message(p)
+        media = p.get("media")
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            raise ApiError(400, "Bad Request: media must be a photo here")
+        self._check_text(media.get("caption"), 1024, "message caption")
+        self._check_markup(chat, p.get("reply_markup"))
+        ref = str(media.get("media", ""))
+        data = f.get(ref.removeprefix("attach://")) if ref.startswith("attach://") else None
+        self._check_rate(chat)
+        msg["photo"] = _photo(data)
+        msg["caption"] = media.get("caption")
+        _set_markup(msg, p)
+        return msg
+
+    async def _m_editMessageReplyMarkup(self, p: dict, f: dict) -> dict:
+        chat, msg = self._bot_message(p)
+        self._check_markup(chat, p.get("reply_markup"))
+        if msg.get("reply_markup") == p.get("reply_markup"):
+            raise ApiError(400, NOT_MODIFIED)
+        self._check_rate(chat)
+        _set_markup(msg, p)
+        return msg
+
+    async def _m_deleteMessage(self, p: dict, f: dict) -> bool:
+        chat = self._check_chat_writable(p.get("chat_id"))
+        if self.messages.pop((chat.id, int(p.get("message_id", 0))), None) is None:
+            raise ApiError(400, "Bad Request: message to delete not found")
+        return True
+
+    async def _m_answerCallbackQuery(self, p: dict, f: dict) -> bool:
+        q = self.callback_queries.get(str(p.get("callback_query_id")))
+        if q is None or q["answered"] or time.monotonic() - q["at"] > self.query_ttl:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
+                                "or query ID is invalid")
+        if len(str(p.get("text") or "")) > 200:
+            raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        q["answered"] = True
+        q["answer"] = p
+        return True
+
+    async def _m_answerInlineQuery(self, p: dict, f: dict) -> bool:
+        q = self.inline_queries.get(str(p.get("inline_query_id")))
+        if q is None or q["answered"] or time.monotonic() - q["at"] > self.query_ttl:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
+                                "or query ID is invalid")
+        results = p.get("results") or []
+        if len(results) > 50:
+            raise ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
+        q["answered"] = True
+        q["answer"] = p
+        return True
+
+    async def _m_getChat(self, p: dict, f: dict) -> dict:
+        chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        return {**chat.to_dict(), "accent_color_id": 0, "max_reaction_count": 11}
+
+    def _member(self, chat: FakeChat, user_id: int) -> dict:
+        user = self.users.get(user_id)
+        u = user.to_dict() if user else {"id": user_id, "is_bot": False, "first_name": "?"}
+        if user_id == chat.creator:
+            return {"status": "creator", "user": u, "is_anonymous": False}
+        if user_id in chat.admins:
+            return {"status": "administrator", "user": u, "can_be_edited": False,
+                    "is_anonymous": False, "can_manage_chat": True,
+                    "can_delete_messages": True, "can_manage_video_chats": True,
+                    "can_restrict_members": True, "can_promote_members": False,
+                    "can_change_info": True, "can_invite_users": True,
+                    "can_post_stories": False, "can_edit_stories": False,
+                    "can_delete_stories": False}
+        return {"status": "member", "user": u}
+
+    async def _m_getChatMember(self, p: dict, f: dict) -> dict:
+        chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        return self._member(chat, int(p["user_id"]))
+
+    async def _m_getChatAdministrators(self, p: dict, f: dict) -> list:
+        chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
+        if chat is None:
+            raise ApiError(400, "Bad Request: chat not found")
+        ids = sorted(chat.admins | ({chat.creator} if chat.creator else set()))
+        return [self._member(chat, uid) for uid in ids]
+
+
+def _photo(data: bytes | None) -> list[dict[str, Any]]:
+    size = len(data) if data else 0
+    return [{"file_id": f"photo{size}-{time.monotonic_ns()}", "file_unique_id": "u",
+             "width": 800, "height": 600, "file_size": size}]
+
+
+def _set_markup(msg: dict[str, Any], p: dict[str, Any]) -> None:
+    if p.get("reply_markup"):
+        msg["reply_markup"] = p["reply_markup"]
+    else:
+        msg.pop("reply_markup", None)
+
+
+class FakeUser:
+    """A simulated Telegram user producing updates."""
+
+    def __init__(self, api: FakeBotAPI, user_id: int, first_name: str,
+                 language_code: str | None, username: str | None) -> None:
+        self.api = api
+        self.id = user_id
+        self.first_name = first_name
+        self.language_code = language_code
+        self.username = username
+        self.started = False
+        self.blocked = False
+        self._msg_ids = itertools.count(10_000)
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        if self.language_code:
+            d["language_code"] = self.language_code
+        if self.username:
+            d["username"] = self.username
+        return d
+
+    def message_update(self, chat_id: int, text: str, *,
+                       thread_id: int | None = None) -> dict[str, Any]:
+        chat = self.api.chats[chat_id]
+        msg: dict[str, Any] = {"message_id": next(self._msg_ids), "date": int(time.time()),
+                               "chat": chat.to_dict(), "from": self.to_dict(), "text": text}
+        if text.startswith("/"):
+            length = len(text.split()[0])
+            msg["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        if thread_id is not None:
+            msg["message_thread_id"] = thread_id
+            msg["is_topic_message"] = True
+        return {"message": msg}
+
+    def say(self, chat_id: int, text: str, *, thread_id: int | None = None) -> int:
+        """Send a message (a command when it starts with '/') in a chat; returns update_id."""
+        if chat_id == self.id and text.startswith("/start"):
+            self.started = True
+        return self.api.push_update(self.message_update(chat_id, text, thread_id=thread_id))
+
+    def press_start(self, payload: str | None = None) -> int:
+        """Open the private chat with the bot (the Start button), with a deep-link payload."""
+        return self.say(self.id, "/start" + (f" {payload}" if payload else ""))
+
+    def callback_update(self, message: dict[str, Any], data: str) -> dict[str, Any]:
+        qid = f"q{next(self.api._query_ids)}"
+        self.api.callback_queries[qid] = {"at": time.monotonic(), "answered": False,
+                                          "answer": None, "chat_id": message["chat"]["id"],
+                                          "user": self.id, "data": data}
+        return {"callback_query": {"id": qid, "from": self.to_dict(),
+                                   "chat_instance": f"ci{message['chat']['id']}",
+                                   "message": message, "data": data}}
+
+    def press(self, message: dict[str, Any], button: str | Callable[[dict], bool]) -> str:
+        """Press an inline button of a recorded bot message; returns the callback query id.
+
+        ``button`` is a substring of the button text or a predicate on the button dict.
+        """
+        data = find_button(message, button).get("callback_data")
+        assert data, f"button {button!r} has no callback_data"
+        update = self.callback_update(message, data)
+        self.api.push_update(update)
+        return str(update["callback_query"]["id"])
+
+    def inline(self, query: str, *, chat_type: str = "supergroup") -> str:
+        qid = f"i{next(self.api._query_ids)}"
+        self.api.inline_queries[qid] = {"at": time.monotonic(), "answered": False,
+                                        "answer": None, "user": self.id}
+        self.api.push_update({"inline_query": {"id": qid, "from": self.to_dict(),
+                                               "query": query, "offset": "",
+                                               "chat_type": chat_type}})
+        return qid
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    markup = message.get("reply_markup") or {}
+    return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+
+def find_button(message: dict[str, Any], button: str | Callable[[dict], bool]) -> dict:
+    for b in buttons(message):
+        if (button(b) if callable(button) else button in b.get("text", "")):
+            return b
+    raise AssertionError(f"no button {button!r} in {[b.get('text') for b in buttons(message)]}")
