@@ -1,0 +1,56 @@
+"""The card catalogue and drawing geometry as one JSON document for the page.
+
+The page draws every card from its catalogue entry (groups, door, ladder, crystals) with the
+shared geometry of ``core.look``, so it holds no card art and no card table of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from typing import Any
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | frozenset | set):
+        items = [_plain(v) for v in value]
+        return sorted(items, key=str) if isinstance(value, frozenset | set) else items
+    return value
+
+
+LETTERS = (("N", 1), ("E", 2), ("S", 4), ("W", 8))
+
+
+def _letters(mask: int) -> str:
+    return "".join(letter for letter, bit in LETTERS if mask & bit)
+
+
+def card_entry(card: Any) -> dict[str, Any]:
+    """A card as in ``cards.json``: edges and groups as letters (``"NS"``), plus masks."""
+    entry: dict[str, Any] = _plain(card)
+    if isinstance(entry.get("mask"), int):
+        entry["edges"] = _letters(entry["mask"])
+    groups = entry.get("groups")
+    if isinstance(groups, list) and all(isinstance(g, int) for g in groups):
+        entry["group_masks"] = groups
+        entry["groups"] = [_letters(g) for g in groups]
+    return entry
+
+
+def catalogue_document() -> dict[str, Any]:
+    from core.engine import CATALOGUE
+
+    document: dict[str, Any] = {"cards": {cid: card_entry(c) for cid, c in CATALOGUE.items()}}
+    try:
+        from core.look import look_json
+    except ImportError:  # the shared geometry has not landed: the page uses its defaults
+        document["look"] = None
+    else:
+        document["look"] = look_json()
+    return document

@@ -1,0 +1,24 @@
+"""Typed keys of the aiohttp application (one module, so handlers and factory agree)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from core.settings import Settings
+from miniapp.auth import LocalCodes, SessionSigner
+from miniapp.ratelimit import TokenBucket
+
+if TYPE_CHECKING:
+    from miniapp.static_files import StaticCache
+
+SERVICE: web.AppKey[Any] = web.AppKey("service")
+SETTINGS = web.AppKey("settings", Settings)
+SIGNER = web.AppKey("signer", SessionSigner)
+CODES = web.AppKey("codes", LocalCodes)
+LIMITER = web.AppKey("limiter", TokenBucket)
+SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
+STATIC: web.AppKey[StaticCache] = web.AppKey("static")
+CATALOGUE_JSON: web.AppKey[str] = web.AppKey("catalogue_json")

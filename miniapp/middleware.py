@@ -1,0 +1,140 @@
+"""Cross-cutting HTTP behaviour: JSON errors, identity + rate limit, headers, gzip.
+
+Order (outermost first): ``errors`` → ``security_headers`` → ``identity``. The identity
+middleware reads the ``Authorization`` header once, so every handler finds the caller's
+session in ``request["session"]`` (or None) and the rate limit can key on the user.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from miniapp import keys
+from miniapp.auth import AuthError, Session, validate_init_data
+from miniapp.errors import ApiError, from_http_exception, unauthorized
+
+log = logging.getLogger(__name__)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+TELEGRAM_FRAMERS = "https://web.telegram.org https://*.telegram.org https://telegram.org"
+COMPRESS_MIN = 1024
+
+
+@web.middleware
+async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every failure becomes ``{"error": {...}}``; unexpected ones are logged, not shown."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.response()
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return from_http_exception(exc).response()
+    except AuthError as exc:
+        return unauthorized(exc.message, exc.code).response()
+    except Exception:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return ApiError(500, "internal_error", "something went wrong on our side").response()
+
+
+def csp(request: web.Request) -> str:
+    host = request.host
+    return "; ".join(
+        [
+            "default-src 'self'",
+            "script-src 'self' https://telegram.org",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",
+            "font-src 'self' data:",
+            f"connect-src 'self' ws://{host} wss://{host}",
+            "object-src 'none'",
+            "base-uri 'none'",
+            "form-action 'none'",
+            f"frame-ancestors 'self' {TELEGRAM_FRAMERS}",
+        ]
+    )
+
+
+@web.middleware
+async def security_headers(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Headers on every answer; a CSP that lets Telegram's web clients frame the page."""
+    response = await handler(request)
+    if response.prepared:  # WebSocket upgrades and streamed answers are already sent
+        return response
+    h = response.headers
+    h.setdefault("Content-Security-Policy", csp(request))
+    h.setdefault("X-Content-Type-Options", "nosniff")
+    h.setdefault("Referrer-Policy", "no-referrer")  # the local code must not leak onward
+    h.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+    h.setdefault("Cross-Origin-Resource-Policy", "same-origin")
+    public = request.app[keys.SETTINGS].public_url or ""
+    if urlsplit(public).scheme == "https":
+        h.setdefault("Strict-Transport-Security", "max-age=31536000")
+    if request.path.startswith("/api/") or request.path == "/healthz":
+        h.setdefault("Cache-Control", "no-store")
+    if (
+        isinstance(response, web.Response)
+        and response.content_type == "application/json"
+        and response.body is not None
+        and len(response.body) >= COMPRESS_MIN  # type: ignore[arg-type]
+        and "gzip" in request.headers.get("Accept-Encoding", "")
+    ):
+        response.enable_compression(web.ContentCoding.gzip)
+    return response
+
+
+def _session_from_header(request: web.Request) -> Session | None:
+    """Read the Authorization header: ``tma <initData>`` or ``Bearer <token>``."""
+    header = request.headers.get("Authorization", "").strip()
+    if not header:
+        return None
+    scheme, _, credential = header.partition(" ")
+    credential = credential.strip()
+    scheme = scheme.lower()
+    app = request.app
+    if scheme == "bearer" and credential:
+        return app[keys.SIGNER].verify(credential)
+    if scheme == "tma" and credential:
+        settings = app[keys.SETTINGS]
+        if not settings.telegram_bot_token:
+            raise AuthError("unauthorized", "this server runs without Telegram")
+        data = validate_init_data(
+            credential, settings.telegram_bot_token, settings.initdata_max_age
+        )
+        request["init_data"] = data
+        return Session(data.user_id, data.name, data.language, 0, False, data.start_param)
+    raise AuthError("unauthorized", "unsupported Authorization scheme")
+
+
+@web.middleware
+async def identity(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Authenticate when a header is present, then spend one token of the caller's bucket."""
+    session: Session | None = None
+    if request.path.startswith("/api/"):
+        session = _session_from_header(request)
+    request["session"] = session
+    if request.path.startswith("/api/"):
+        key = f"u:{session.user_id}" if session else f"ip:{request.remote}"
+        wait = request.app[keys.LIMITER].take(key)
+        if wait > 0:
+            retry = max(1, int(wait + 0.999))
+            raise ApiError(
+                429,
+                "rate_limited",
+                "too many requests; slow down",
+                headers={"Retry-After": str(retry)},
+                retry_after=retry,
+            )
+    return await handler(request)
+
+
+def require_session(request: web.Request) -> Session:
+    session: Session | None = request.get("session")
+    if session is None:
+        raise unauthorized("sign in first: send Authorization: tma <initData> or Bearer <token>")
+    return session

@@ -1,0 +1,256 @@
+"""The JSON API of ``../shared/design/API.md``: thin handlers over ``GameService``.
+
+Handlers only check shapes and identity, call the service, and answer with the view it
+returns; every rule lives in the engine, every write in the service.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from miniapp import keys
+from miniapp.auth import AuthError, Session
+from miniapp.errors import ApiError, bad_request, forbidden, not_found
+from miniapp.middleware import require_session
+from miniapp.service_adapter import ServiceAdapter, user_ref
+
+log = logging.getLogger(__name__)
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SERVER_ONLY_MOVES = {"timeout", "apply_timeout"}
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.Response(
+        status=status,
+        text=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+        content_type="application/json",
+    )
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+async def read_json(request: web.Request, *, optional: bool = False) -> dict[str, Any]:
+    """The body as a JSON object; 400 for anything else (413 comes from client_max_size)."""
+    raw = await request.read()
+    if not raw.strip():
+        if optional:
+            return {}
+        raise bad_request("a JSON body is required", "malformed_json")
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise bad_request("the body is not valid JSON", "malformed_json") from exc
+    if not isinstance(body, dict):
+        raise bad_request("the body must be a JSON object", "malformed_json")
+    return body
+
+
+def game_id_of(request: web.Request) -> str:
+    game_id = request.match_info.get("game_id", "")
+    if not GAME_ID.match(game_id):
+        raise not_found()
+    return game_id
+
+
+def _int_field(body: dict[str, Any], name: str, default: int | None = None) -> int:
+    value = body.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise bad_request(f"'{name}' must be an integer", "bad_type")
+    return value
+
+
+def adapter(request: web.Request) -> ServiceAdapter:
+    return ServiceAdapter(request.app[keys.SERVICE])
+
+
+# --- session -------------------------------------------------------------------------
+
+
+async def post_session(request: web.Request) -> web.Response:
+    """initData or a still-valid token → a fresh token; local mode: one-time code → token."""
+    body = await read_json(request, optional=True)
+    signer = request.app[keys.SIGNER]
+    session: Session | None = request["session"]
+    if session is None:
+        code = body.get("code")
+        if not isinstance(code, str) or not code:
+            raise AuthError("unauthorized", "send Authorization: tma <initData>, or a code")
+        user = request.app[keys.CODES].redeem(code)
+        token, new = signer.issue(user.user_id, user.name, user.language, local=True)
+    else:
+        token, new = signer.issue(
+            session.user_id,
+            session.name,
+            session.language,
+            local=session.local,
+            start_param=session.start_param,
+        )
+    return json_response(
+        {
+            "token": token,
+            "expires_at": iso(new.expires_at),
+            "user_id": new.user_id,
+            "name": new.name,
+            "language": new.language,
+            "local": new.local,
+            "start_param": new.start_param,
+        }
+    )
+
+
+# --- games ---------------------------------------------------------------------------
+
+
+async def list_games(request: web.Request) -> web.Response:
+    session = require_session(request)
+    games = await adapter(request).games_for_user(session.user_id)
+    return json_response({"games": games})
+
+
+async def create_game(request: web.Request) -> web.Response:
+    session = require_session(request)
+    body = await read_json(request, optional=True)
+    edition = body.get("edition", "classic")
+    if edition not in ("classic", "expansion"):
+        raise bad_request("'edition' must be 'classic' or 'expansion'", "bad_type")
+    options = body.get("options", {})
+    if not isinstance(options, dict):
+        raise bad_request("'options' must be an object", "bad_type")
+    seats = _int_field(body, "seats", 0) if "seats" in body else None
+    computers = _int_field(body, "computer_seats", 0)
+    if seats is not None and not 2 <= seats <= 12:
+        raise ApiError(422, "invalid_config", "'seats' must be between 2 and 12")
+    if computers < 0 or (seats is not None and computers >= seats):
+        raise ApiError(422, "invalid_config", "'computer_seats' must leave a seat for you")
+    level = body.get("level", "normal")
+    if level not in ("easy", "normal", "hard"):
+        raise bad_request("'level' must be easy, normal or hard", "bad_type")
+    view = await adapter(request).create(
+        user_ref(session), edition, options, seats, computers, str(level)
+    )
+    return json_response({"game_id": view["game_id"], "version": view["version"]}, 201)
+
+
+async def join_game(request: web.Request) -> web.Response:
+    session = require_session(request)
+    await read_json(request, optional=True)
+    view = await adapter(request).join(game_id_of(request), user_ref(session))
+    return json_response(view)
+
+
+async def leave_game(request: web.Request) -> web.Response:
+    session = require_session(request)
+    await read_json(request, optional=True)
+    view = await adapter(request).leave(game_id_of(request), session.user_id)
+    return json_response(view)
+
+
+async def start_game(request: web.Request) -> web.Response:
+    session = require_session(request)
+    await read_json(request, optional=True)
+    view = await adapter(request).start(game_id_of(request), session.user_id)
+    return json_response(view)
+
+
+async def get_game(request: web.Request) -> web.Response:
+    session = require_session(request)
+    view = await adapter(request).view(game_id_of(request), session.user_id)
+    return json_response(view)
+
+
+async def post_move(request: web.Request) -> web.Response:
+    session = require_session(request)
+    game_id = game_id_of(request)
+    body = await read_json(request)
+    version = _int_field(body, "version")
+    move = body.get("move")
+    if not isinstance(move, dict) or not isinstance(move.get("type"), str):
+        raise bad_request("'move' must be an object with a string 'type'", "bad_type")
+    if move["type"] in SERVER_ONLY_MOVES or move.get("timeout") is True:
+        raise forbidden("timeouts are made by the server only", "server_only_move")
+    result = await adapter(request).submit(game_id, session.user_id, move, version)
+    status = result["status"]
+    if status == "ok":
+        return json_response(result["view"])
+    if status == "stale":
+        raise ApiError(
+            409,
+            "stale_version",
+            "the game moved on; here is the current view",
+            top={"view": result["view"]},
+        )
+    if status == "illegal":
+        reason = result.get("reason") or "illegal"
+        raise ApiError(
+            422, "illegal_move", result.get("message") or f"illegal move: {reason}",
+            reason=reason,
+        )
+    if status == "bad_move":
+        raise bad_request(result.get("message") or "malformed move", "malformed_move")
+    raise forbidden(result.get("message") or "you are not a player of this game", "not_a_player")
+
+
+async def get_log(request: web.Request) -> web.Response:
+    session = require_session(request)
+    game_id = game_id_of(request)
+    raw = request.query.get("since", "0")
+    try:
+        since = int(raw)
+    except ValueError as exc:
+        raise bad_request("'since' must be an integer", "bad_type") from exc
+    if since < 0:
+        raise bad_request("'since' must not be negative", "bad_type")
+    entries = await adapter(request).log(game_id, session.user_id, since)
+    return json_response({"game_id": game_id, "since": since, "entries": entries})
+
+
+# --- misc ----------------------------------------------------------------------------
+
+
+async def healthz(request: web.Request) -> web.Response:
+    ok = await adapter(request).healthy()
+    if not ok:
+        raise ApiError(503, "store_unreachable", "the game store does not answer")
+    return json_response({"ok": True})
+
+
+async def catalogue(request: web.Request) -> web.Response:
+    cached = request.app.get(keys.CATALOGUE_JSON)
+    if cached is None:
+        from miniapp.catalogue import catalogue_document
+
+        cached = json.dumps(catalogue_document(), ensure_ascii=False, separators=(",", ":"))
+        request.app[keys.CATALOGUE_JSON] = cached
+    response = web.Response(text=cached, content_type="application/json")
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+async def openapi(request: web.Request) -> web.Response:
+    from miniapp.openapi import document
+
+    return json_response(document())
+
+
+def setup_routes(app: web.Application) -> None:
+    r = app.router
+    r.add_post("/api/session", post_session)
+    r.add_get("/api/games", list_games)
+    r.add_post("/api/games", create_game)
+    r.add_get("/api/games/{game_id}", get_game)
+    r.add_post("/api/games/{game_id}/join", join_game)
+    r.add_post("/api/games/{game_id}/leave", leave_game)
+    r.add_post("/api/games/{game_id}/start", start_game)
+    r.add_post("/api/games/{game_id}/moves", post_move)
+    r.add_get("/api/games/{game_id}/log", get_log)
+    r.add_get("/api/catalogue", catalogue)
+    r.add_get("/api/openapi.json", openapi)
+    r.add_get("/healthz", healthz)

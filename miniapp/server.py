@@ -1,0 +1,70 @@
+"""``create_app(service, settings)``: the Mini App's aiohttp application.
+
+The process entry point (``telegram_bot.main``) builds one ``GameService`` and mounts this
+application (or adds its routes) on its web server; tests build it around a service with a
+memory or Redis store.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import weakref
+from typing import Any
+
+from aiohttp import web
+from aiohttp.abc import AbstractAccessLogger
+
+from core.settings import Settings
+from miniapp import keys
+from miniapp.auth import LocalCodes, SessionSigner
+from miniapp.middleware import errors, identity, security_headers
+from miniapp.ratelimit import TokenBucket
+from miniapp.routes import setup_routes
+from miniapp.static_files import setup_static
+from miniapp.ws import close_all, game_socket
+
+MAX_BODY = 16 * 1024  # a move is a few hundred bytes; nothing legitimate comes near this
+RATE_BURST = 60.0
+RATE_PER_SECOND = 15.0
+_SECRET_QUERY = re.compile(r"([?&](?:code|token|auth|tgWebAppData)=)[^&\s]*")
+
+
+class AccessLogger(AbstractAccessLogger):
+    """Access log without secrets: one-time codes and tokens in a query are redacted."""
+
+    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
+        path = _SECRET_QUERY.sub(r"\1***", request.path_qs)
+        self.logger.info(
+            "%s %s %s %d %.1fms", request.remote, request.method, path, response.status,
+            time * 1000,
+        )
+
+    @property
+    def enabled(self) -> bool:
+        return self.logger.isEnabledFor(logging.INFO)
+
+
+def create_app(
+    service: Any,
+    settings: Settings,
+    *,
+    rate_burst: float = RATE_BURST,
+    rate_per_second: float = RATE_PER_SECOND,
+    codes: LocalCodes | None = None,
+) -> web.Application:
+    """Build the application; ``service`` is a ``core.service.GameService``."""
+    app = web.Application(
+        middlewares=[security_headers, errors, identity], client_max_size=MAX_BODY
+    )
+    app[keys.SERVICE] = service
+    app[keys.SETTINGS] = settings
+    app[keys.SIGNER] = SessionSigner(settings.session_secret)
+    app[keys.CODES] = codes or LocalCodes()
+    app[keys.LIMITER] = TokenBucket(rate_burst, rate_per_second)
+    app[keys.SOCKETS] = weakref.WeakSet()
+    setup_routes(app)
+    app.router.add_get("/api/games/{game_id}/ws", game_socket)
+    setup_static(app)
+    app.on_shutdown.append(close_all)
+    return app

@@ -1,0 +1,122 @@
+"""Live updates: a WebSocket that pushes ``{"game_id", "version"}`` when a game changes.
+
+The socket carries no game state: a client that hears a new version fetches its own view
+(views are per player). Authentication is the first frame, ``{"auth": "<session token>"}``,
+so the token never appears in a URL (and so in no access log); a browser cannot set headers
+on a WebSocket. The Origin check stops other sites from opening sockets with a user's
+browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import weakref
+from urllib.parse import urlsplit
+
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from miniapp import keys
+from miniapp.auth import AuthError, Session
+from miniapp.errors import ApiError, forbidden
+from miniapp.routes import game_id_of
+from miniapp.service_adapter import ServiceAdapter
+
+log = logging.getLogger(__name__)
+AUTH_TIMEOUT = 5.0
+CLOSE_UNAUTHORIZED = 4401
+CLOSE_NOT_FOUND = 4404
+
+
+def allowed_origins(request: web.Request) -> set[str]:
+    """The page's own origin: as the browser reached us, and PUBLIC_URL behind a proxy."""
+    origins = {f"{request.scheme}://{request.host}"}
+    public = request.app[keys.SETTINGS].public_url
+    if public:
+        parts = urlsplit(public)
+        origins.add(f"{parts.scheme}://{parts.netloc}")
+    forwarded = request.headers.get("X-Forwarded-Proto")
+    if forwarded in ("http", "https"):
+        origins.add(f"{forwarded}://{request.host}")
+    return origins
+
+
+async def game_socket(request: web.Request) -> web.StreamResponse:
+    game_id = game_id_of(request)
+    origin = request.headers.get("Origin", "")
+    if origin.rstrip("/") not in allowed_origins(request):
+        raise forbidden("WebSocket origin not allowed", "bad_origin")
+    ws = web.WebSocketResponse(heartbeat=25.0, max_msg_size=4096)
+    await ws.prepare(request)
+    request.app[keys.SOCKETS].add(ws)
+    try:
+        session = await _authenticate(request, ws)
+        if session is None:
+            return ws
+        service = ServiceAdapter(request.app[keys.SERVICE])
+        try:
+            view = await service.view(game_id, session.user_id)
+        except ApiError as exc:
+            await ws.close(code=CLOSE_NOT_FOUND, message=exc.code.encode()[:100])
+            return ws
+        await ws.send_json({"game_id": game_id, "version": view["version"]})
+        pusher = asyncio.create_task(_push(service, game_id, ws))
+        try:
+            async for msg in ws:  # the client may ping; anything else is ignored
+                if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                    await ws.send_str("pong")
+        finally:
+            pusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pusher
+    finally:
+        request.app[keys.SOCKETS].discard(ws)
+    return ws
+
+
+async def _authenticate(request: web.Request, ws: web.WebSocketResponse) -> Session | None:
+    try:
+        msg = await asyncio.wait_for(ws.receive(), AUTH_TIMEOUT)
+    except TimeoutError:
+        await ws.close(code=CLOSE_UNAUTHORIZED, message=b"auth timeout")
+        return None
+    token = None
+    if msg.type == WSMsgType.TEXT:
+        try:
+            data = json.loads(msg.data)
+            token = data.get("auth") if isinstance(data, dict) else None
+        except ValueError:
+            token = None
+    if not isinstance(token, str):
+        await ws.close(code=CLOSE_UNAUTHORIZED, message=b"auth required")
+        return None
+    try:
+        return request.app[keys.SIGNER].verify(token)
+    except AuthError:
+        await ws.close(code=CLOSE_UNAUTHORIZED, message=b"bad token")
+        return None
+
+
+async def _push(service: ServiceAdapter, game_id: str, ws: web.WebSocketResponse) -> None:
+    try:
+        async for version in service.listen(game_id):
+            if ws.closed:
+                break
+            await ws.send_json({"game_id": game_id, "version": version})
+    except (ConnectionError, RuntimeError):
+        pass
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("live updates for a game stopped")
+        await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"updates stopped")
+
+
+async def close_all(app: web.Application) -> None:
+    """On shutdown: tell clients to reconnect (to another worker) instead of hanging."""
+    sockets: weakref.WeakSet[web.WebSocketResponse] = app[keys.SOCKETS]
+    for ws in list(sockets):
+        with contextlib.suppress(Exception):
+            await ws.close(code=WSCloseCode.GOING_AWAY, message=b"server shutdown")
