@@ -38,15 +38,16 @@ BAND_EDGE_W: Final = 3.0          # darker rim either side of a band
 STUB_LEN: Final = 28.0            # a dead-end stub: this long from the edge, then the cap
 CAP_R: Final = 22.0               # the rock cap closing a stub: half-width across the band
 CAP_DEPTH: Final = 10.0           # ... and half-depth along it (an ellipse)
-BRIDGE_GAP: Final = 7.0           # shadow either side of the upper band of a bridge
-DOOR_AT: Final = 0.42             # gate position: fraction of the way from opening to centre
-DOOR_THICK: Final = 14.0          # gate thickness across the band
-DOOR_BADGE_R: Final = 12.0        # the lettered disc on the gate
+BRIDGE_GAP: Final = 9.0           # shadow either side of the upper band of a bridge
+DOOR_AT: Final = 0.45             # gate position: fraction of the way from opening to centre
+DOOR_THICK: Final = 18.0          # gate thickness across the band
+DOOR_BADGE_R: Final = 13.0        # the lettered disc on the gate
+DOOR_OVERHANG: Final = 9.0        # the gate sticks out this far either side of the band
 LADDER_W: Final = 26.0            # width of the ladder glyph at the centre
 LADDER_H: Final = 48.0
 LADDER_RUNGS: Final = 4
-CRYSTAL_AT: Final = (18.0, 24.0)  # centre of the gem (a rock corner, never on a band)
-CRYSTAL_R: Final = 11.0
+CRYSTAL_AT: Final = (17.0, 24.0)  # centre of the gem (a rock corner, never on a band)
+CRYSTAL_R: Final = 13.0
 EMPTY_DASH: Final = (6.0, 6.0)    # dash pattern of an empty cell's faint outline
 
 # Edge midpoints of the card (where openings are) and the centre where bands join.
@@ -78,6 +79,7 @@ COLOURS: Final[dict[str, str]] = {
     "rock_speck": "#5a4a40",     # texture dots
     "earth": "#d9a764",          # tunnel band
     "earth_edge": "#8a5a2b",     # band rim
+    "earth_under": "#b07f45",    # the lower band of a bridge, in the shade
     "cap": "#6b5a4e",            # rock cap closing a dead end
     "cap_edge": "#2a211c",
     "shadow": "#1a1411",         # bridge gap
@@ -98,7 +100,7 @@ COLOURS: Final[dict[str, str]] = {
     "stone": "#9a9a9a",
     "stone_edge": "#4d4d4d",
     "start_mark": "#f3e2b8",
-    "empty_outline": "#6e625a",
+    "empty_outline": "#51463f",
     "route": "#ffd54a",
     "legal_glow": "#7cf29a",
     "turn": "#ffd54a",
@@ -110,7 +112,7 @@ COLOURS: Final[dict[str, str]] = {
 }
 
 ROUTE_W: Final = 7.0          # width of the route frame around a highlighted cell (card units)
-ROUTE_ALPHA: Final = 0.35     # translucent gold wash over a route cell's bands
+ROUTE_ALPHA: Final = 0.3     # translucent gold wash over a route cell's bands
 
 # --- icons: simple vector primitives in a unit box 0..1 -------------------------------
 # A primitive is a dict: {"shape": "polygon", "points": [[x, y], ...], "fill": c, "stroke": c,
@@ -182,14 +184,13 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
     ],
 }
 # Broken tool: every colour of the icon becomes BROKEN_FILL (BROKEN_STROKE for outlines),
-# and a cross (BROKEN_CROSS) is drawn on top: colour plus shape, for colour-blind players.
+# and a crack (BROKEN_CROSS, one bold slash) is drawn on top: colour plus shape, for
+# colour-blind players.
 BROKEN_FILL: Final = "#e53935"
 BROKEN_STROKE: Final = "#7f0000"
 BROKEN_CROSS: Final[list[dict[str, Any]]] = [
-    {"shape": "line", "points": [[0.1, 0.1], [0.9, 0.9]], "stroke": "#ffffff", "width": 0.2},
-    {"shape": "line", "points": [[0.9, 0.1], [0.1, 0.9]], "stroke": "#ffffff", "width": 0.2},
-    {"shape": "line", "points": [[0.1, 0.1], [0.9, 0.9]], "stroke": "#7f0000", "width": 0.11},
-    {"shape": "line", "points": [[0.9, 0.1], [0.1, 0.9]], "stroke": "#7f0000", "width": 0.11},
+    {"shape": "line", "points": [[0.92, 0.08], [0.08, 0.92]], "stroke": "#ffffff", "width": 0.2},
+    {"shape": "line", "points": [[0.92, 0.08], [0.08, 0.92]], "stroke": "#b71c1c", "width": 0.1},
 ]
 
 # What lies in front of a player (view ``in_front``) -> (icon, broken).
@@ -239,7 +240,7 @@ def look_json() -> dict[str, Any]:
             "w": CARD_W, "h": CARD_H, "radius": CARD_RADIUS, "gap": CARD_GAP,
             "band_w": BAND_W, "band_edge_w": BAND_EDGE_W, "stub_len": STUB_LEN,
             "cap_r": CAP_R, "cap_depth": CAP_DEPTH, "bridge_gap": BRIDGE_GAP, "door_at": DOOR_AT,
-            "door_thick": DOOR_THICK, "door_badge_r": DOOR_BADGE_R,
+            "door_thick": DOOR_THICK, "door_overhang": DOOR_OVERHANG, "door_badge_r": DOOR_BADGE_R,
             "ladder_w": LADDER_W, "ladder_h": LADDER_H, "ladder_rungs": LADDER_RUNGS,
             "crystal_at": list(CRYSTAL_AT), "crystal_r": CRYSTAL_R,
             "empty_dash": list(EMPTY_DASH), "route_w": ROUTE_W, "route_alpha": ROUTE_ALPHA,
