@@ -1,0 +1,48 @@
+"""The only code that talks to Redis: ``GameStore`` with a Redis and an in-memory backend."""
+
+from __future__ import annotations
+
+from core.store.base import (
+    DEFAULT_ARCHIVE_RETENTION_S,
+    KEEP,
+    TIMER_TURN,
+    TIMER_WARN,
+    Change,
+    CommitResult,
+    Deadline,
+    GameRecord,
+    GameStore,
+    Keep,
+    TimerClaim,
+    TokenResult,
+)
+from core.store.keys import Keys
+from core.store.memory import MemoryStore
+from core.store.redis_store import RedisStore
+
+
+def open_store(redis_url: str | None, *, prefix: str = "sab:") -> GameStore:
+    """Redis when a URL is configured, else the in-process store (one worker)."""
+    if redis_url:
+        return RedisStore.from_url(redis_url, prefix=prefix)
+    return MemoryStore()
+
+
+__all__ = [
+    "DEFAULT_ARCHIVE_RETENTION_S",
+    "KEEP",
+    "TIMER_TURN",
+    "TIMER_WARN",
+    "Change",
+    "CommitResult",
+    "Deadline",
+    "GameRecord",
+    "GameStore",
+    "Keep",
+    "Keys",
+    "MemoryStore",
+    "RedisStore",
+    "TimerClaim",
+    "TokenResult",
+    "open_store",
+]

@@ -1,0 +1,154 @@
+"""The ``GameStore`` protocol and the values it trades in.
+
+The store is opaque to the engine: it keeps a game's state and meta as JSON strings,
+a version, an append-only move log and adapter data, and offers the few atomic steps the
+service needs (principles 3, 5, 6, 9 of ARCHITECTURE.md). ``RedisStore`` and
+``MemoryStore`` implement it with the same semantics; one contract suite tests both.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+DEFAULT_ARCHIVE_RETENTION_S = 90 * 24 * 3600
+DEFAULT_LEASE_MS = 5_000
+
+
+class Keep(enum.Enum):
+    """Sentinel: keep the deadline already armed (the commit does not change who acts)."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+TIMER_TURN = "t"  # the turn/phase deadline: the service fires a timeout or a computer move
+TIMER_WARN = "w"  # shortly before a human's deadline: the bot warns the player
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A deadline to arm in a commit: when it fires and, optionally, when to warn."""
+
+    at_ms: int
+    warn_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """What one load returns (one round trip)."""
+
+    game_id: str
+    version: int
+    state: str
+    meta: str
+    deadline_ms: int | None = None
+    presence: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    """``ok`` with the new version, or a conflict with the current one (None: no game)."""
+
+    ok: bool
+    version: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TimerClaim:
+    """A due timer this worker now holds for ``lease`` ms."""
+
+    game_id: str
+    version: int
+    kind: str  # TIMER_TURN | TIMER_WARN
+
+
+@dataclass(frozen=True, slots=True)
+class TokenResult:
+    allowed: bool
+    wait_s: float  # when not allowed: seconds until a token is available
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A pub/sub notice: game ``game_id`` is now at ``version``."""
+
+    game_id: str
+    version: int
+
+
+@runtime_checkable
+class GameStore(Protocol):
+    """The only interface the service uses to persist and coordinate games."""
+
+    # live games
+    async def create(
+        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+    ) -> bool: ...
+    async def load(self, game_id: str) -> GameRecord | None: ...
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: str,
+        meta: str,
+        log_entries: Sequence[str],
+        deadline: Deadline | Keep | None,
+        *,
+        ttl_s: float,
+    ) -> CommitResult: ...
+    async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]: ...
+    async def delete_game(self, game_id: str) -> None: ...
+    async def touch(self, game_id: str, who: str, now_ms: int) -> None: ...
+
+    # adapter data
+    async def set_adapter(self, game_id: str, name: str, value: str) -> None: ...
+    async def get_adapter(self, game_id: str) -> dict[str, str]: ...
+
+    # indexes
+    async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool: ...
+    async def chat_game(self, chat_id: int, topic_id: int | None) -> str | None: ...
+    async def unbind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool: ...
+    async def add_user_game(self, user_id: int, game_id: str, now_ms: int) -> None: ...
+    async def remove_user_game(self, user_id: int, game_id: str) -> None: ...
+    async def user_games(self, user_id: int) -> list[str]: ...
+
+    # timers
+    async def claim_due(
+        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+    ) -> list[TimerClaim]: ...
+    async def timer_done(self, claim: TimerClaim) -> None: ...
+    async def next_due_ms(self) -> int | None: ...
+
+    # side effects once
+    async def claim_once(self, key: str, ttl_s: float) -> bool: ...
+    async def take_token(
+        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
+    ) -> TokenResult: ...
+
+    # pub/sub
+    def listen(self, game_id: str) -> AsyncIterator[int]: ...
+    def listen_all(self) -> AsyncIterator[Change]: ...
+
+    # finished games
+    async def archive(
+        self,
+        game_id: str,
+        record: dict[str, Any],
+        *,
+        user_ids: Sequence[int],
+        chat_id: int | None,
+        finished_ms: int,
+    ) -> None: ...
+    async def archived(self, game_id: str) -> dict[str, Any] | None: ...
+    async def archived_log(self, game_id: str) -> list[str]: ...
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]: ...
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]: ...
+    async def prune_archive(self, now_ms: int) -> int: ...
+    async def delete_user_data(self, user_id: int) -> int: ...
+
+    async def ping(self) -> bool: ...
+    async def close(self) -> None: ...

@@ -1,0 +1,104 @@
+"""Every Redis key name the project uses, in one module.
+
+Why one module: key names are a storage format. Scattering f-strings over the code makes
+renames unsafe and hides which keys a Lua script touches. Every key of one game shares the
+hash tag ``{g:<id>}`` so the commit script touches a single Cluster slot; the archive keys
+of a game share the same tag (under their own ``arch:`` prefix) so archiving is one script
+too. Indexes (timers, chats, users, stats) are global keys in their own slots.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_game_id(game_id: str) -> str:
+    """Reject ids that could break key names or the timer member format."""
+    if not GAME_ID_RE.match(game_id):
+        raise ValueError(f"bad game id {game_id!r}")
+    return game_id
+
+
+@dataclass(frozen=True, slots=True)
+class Keys:
+    """Key names under a configurable prefix (default ``sab:``)."""
+
+    prefix: str = "sab:"
+
+    # --- one live game (one slot) ---------------------------------------------------
+    def tag(self, game_id: str) -> str:
+        return "{g:" + check_game_id(game_id) + "}"
+
+    def game(self, game_id: str) -> str:
+        """Hash: ``v`` version, ``s`` state json, ``m`` meta json, ``dl`` deadline ms,
+        ``wl`` warning ms, ``tv`` version the timers were armed for, ``p:<who>`` presence."""
+        return f"{self.prefix}{self.tag(game_id)}:rec"
+
+    def log(self, game_id: str) -> str:
+        """List: the move log, one JSON entry per committed move."""
+        return f"{self.prefix}{self.tag(game_id)}:log"
+
+    def adapter(self, game_id: str) -> str:
+        """Hash: adapter data (e.g. the group's board message id)."""
+        return f"{self.prefix}{self.tag(game_id)}:ad"
+
+    def game_keys(self, game_id: str) -> list[str]:
+        return [self.game(game_id), self.log(game_id), self.adapter(game_id)]
+
+    # --- archive of a finished game (same slot as the live game, own prefix) ----------
+    def archive(self, game_id: str) -> str:
+        """String: the compact JSON record of a finished game (no TTL)."""
+        return f"{self.prefix}arch:{self.tag(game_id)}"
+
+    def archive_log(self, game_id: str) -> str:
+        """List: the move log of a finished game (no TTL)."""
+        return f"{self.prefix}arch:{self.tag(game_id)}:log"
+
+    def archive_index(self) -> str:
+        """Sorted set: archived game id -> finished ms (retention sweeps)."""
+        return f"{self.prefix}arch:index"
+
+    def user_stats(self, user_id: int) -> str:
+        """Sorted set: archived game ids a user played -> finished ms."""
+        return f"{self.prefix}arch:user:{int(user_id)}"
+
+    def chat_stats(self, chat_id: int) -> str:
+        """Sorted set: archived game ids of a chat -> finished ms."""
+        return f"{self.prefix}arch:chat:{int(chat_id)}"
+
+    # --- global indexes -----------------------------------------------------------------
+    def timers(self) -> str:
+        """Sorted set of deadlines; members ``<game_id>|<version>|<kind>``."""
+        return f"{self.prefix}timers"
+
+    def chat(self, chat_id: int, topic_id: int | None) -> str:
+        """String: the open lobby/game of a chat or forum topic."""
+        return f"{self.prefix}chat:{int(chat_id)}:{'' if topic_id is None else int(topic_id)}"
+
+    def user_games(self, user_id: int) -> str:
+        """Sorted set: live game ids of a user -> last change ms."""
+        return f"{self.prefix}user:{int(user_id)}:games"
+
+    def once(self, name: str) -> str:
+        """String: a dedupe marker (Telegram update ids, outbox side effects)."""
+        return f"{self.prefix}once:{name}"
+
+    def bucket(self, chat_id: int) -> str:
+        """Hash: the per-chat token bucket for group messages."""
+        return f"{self.prefix}tb:{int(chat_id)}"
+
+    def channel(self) -> str:
+        """Pub/sub channel carrying ``{"game_id", "version"}`` for every commit."""
+        return f"{self.prefix}changed"
+
+
+def timer_member(game_id: str, version: int, kind: str) -> str:
+    return f"{game_id}|{version}|{kind}"
+
+
+def parse_timer_member(member: str) -> tuple[str, int, str]:
+    game_id, version, kind = member.split("|")
+    return game_id, int(version), kind

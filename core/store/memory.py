@@ -1,0 +1,314 @@
+"""``GameStore`` in one process: the embedded default when no ``REDIS_URL`` is given.
+
+Same semantics as ``RedisStore`` (the contract suite runs against both). Every method
+does its work without awaiting in the middle, so each is atomic under asyncio, as a Lua
+script is atomic in Redis. Expiry is checked lazily on access.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.store.base import (
+    DEFAULT_ARCHIVE_RETENTION_S,
+    DEFAULT_LEASE_MS,
+    KEEP,
+    Change,
+    CommitResult,
+    Deadline,
+    GameRecord,
+    Keep,
+    TimerClaim,
+    TokenResult,
+)
+from core.store.fanout import Fanout
+from core.store.keys import check_game_id, parse_timer_member, timer_member
+from core.store.redis_store import anonymise
+
+
+@dataclass(slots=True)
+class _Game:
+    version: int
+    state: str
+    meta: str
+    expires: float
+    log: list[str] = field(default_factory=list)
+    adapter: dict[str, str] = field(default_factory=dict)
+    presence: dict[str, int] = field(default_factory=dict)
+    deadline_ms: int | None = None
+    warn_ms: int | None = None
+    timer_version: int | None = None
+
+
+class MemoryStore:
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+    ) -> None:
+        self._clock = clock
+        self.archive_retention_s = archive_retention_s
+        self._games: dict[str, _Game] = {}
+        self._timers: dict[str, int] = {}
+        self._chats: dict[tuple[int, int | None], str] = {}
+        self._user_games: dict[int, dict[str, int]] = {}
+        self._once: dict[str, float] = {}
+        self._buckets: dict[int, tuple[float, float]] = {}
+        self._archive: dict[str, tuple[dict[str, Any], list[str]]] = {}
+        self._archive_index: dict[str, int] = {}
+        self._user_stats: dict[int, dict[str, int]] = {}
+        self._chat_stats: dict[int, dict[str, int]] = {}
+        self._fanout = Fanout()
+
+    def _game(self, game_id: str) -> _Game | None:
+        game = self._games.get(game_id)
+        if game is not None and game.expires <= self._clock():
+            del self._games[game_id]
+            return None
+        return game
+
+    # ------------------------------------------------------------------ live games
+    async def create(
+        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+    ) -> bool:
+        check_game_id(game_id)
+        if self._game(game_id) is not None:
+            return False
+        self._games[game_id] = _Game(version, state, meta, self._clock() + ttl_s)
+        return True
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        game = self._game(game_id)
+        if game is None:
+            return None
+        return GameRecord(
+            game_id, game.version, game.state, game.meta, game.deadline_ms, dict(game.presence)
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: str,
+        meta: str,
+        log_entries: Sequence[str],
+        deadline: Deadline | Keep | None,
+        *,
+        ttl_s: float,
+    ) -> CommitResult:
+        game = self._game(game_id)
+        if game is None:
+            return CommitResult(False, None)
+        if game.version != expected_version:
+            return CommitResult(False, game.version)
+        new = game.version + 1
+        game.version, game.state, game.meta = new, state, meta
+        game.log.extend(log_entries)
+        old = game.timer_version
+        dl: int | None = None
+        wl: int | None = None
+        if deadline is KEEP:
+            dl = game.deadline_ms
+            if old is not None and timer_member(game_id, old, "w") in self._timers:
+                wl = game.warn_ms
+        elif isinstance(deadline, Deadline):
+            dl, wl = int(deadline.at_ms), deadline.warn_ms
+        if old is not None:
+            self._timers.pop(timer_member(game_id, old, "t"), None)
+            self._timers.pop(timer_member(game_id, old, "w"), None)
+        game.deadline_ms, game.warn_ms = dl, wl
+        game.timer_version = new if dl is not None else None
+        if dl is not None:
+            self._timers[timer_member(game_id, new, "t")] = dl
+            if wl is not None:
+                self._timers[timer_member(game_id, new, "w")] = int(wl)
+        game.expires = self._clock() + ttl_s
+        self._fanout.dispatch(Change(game_id, new))
+        return CommitResult(True, new)
+
+    async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
+        game = self._game(game_id)
+        if game is None:
+            return []
+        return _lrange(game.log, start, end)
+
+    async def delete_game(self, game_id: str) -> None:
+        game = self._games.pop(game_id, None)
+        if game is not None and game.timer_version is not None:
+            self._timers.pop(timer_member(game_id, game.timer_version, "t"), None)
+            self._timers.pop(timer_member(game_id, game.timer_version, "w"), None)
+
+    async def touch(self, game_id: str, who: str, now_ms: int) -> None:
+        game = self._game(game_id)
+        if game is not None:
+            game.presence[who] = int(now_ms)
+
+    # ---------------------------------------------------------------- adapter data
+    async def set_adapter(self, game_id: str, name: str, value: str) -> None:
+        game = self._game(game_id)
+        if game is not None:
+            game.adapter[name] = value
+
+    async def get_adapter(self, game_id: str) -> dict[str, str]:
+        game = self._game(game_id)
+        return dict(game.adapter) if game is not None else {}
+
+    # --------------------------------------------------------------------- indexes
+    async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
+        key = (chat_id, topic_id)
+        if key in self._chats:
+            return False
+        self._chats[key] = game_id
+        return True
+
+    async def chat_game(self, chat_id: int, topic_id: int | None) -> str | None:
+        return self._chats.get((chat_id, topic_id))
+
+    async def unbind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
+        if self._chats.get((chat_id, topic_id)) == game_id:
+            del self._chats[(chat_id, topic_id)]
+            return True
+        return False
+
+    async def add_user_game(self, user_id: int, game_id: str, now_ms: int) -> None:
+        self._user_games.setdefault(user_id, {})[game_id] = now_ms
+
+    async def remove_user_game(self, user_id: int, game_id: str) -> None:
+        self._user_games.get(user_id, {}).pop(game_id, None)
+
+    async def user_games(self, user_id: int) -> list[str]:
+        games = self._user_games.get(user_id, {})
+        return sorted(games, key=lambda g: (games[g], g), reverse=True)
+
+    # ---------------------------------------------------------------------- timers
+    async def claim_due(
+        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+    ) -> list[TimerClaim]:
+        due = sorted((s, m) for m, s in self._timers.items() if s <= now_ms)[:limit]
+        claims = []
+        for _, member in due:
+            if member.endswith("w"):
+                del self._timers[member]
+            else:
+                self._timers[member] = now_ms + lease_ms
+            claims.append(TimerClaim(*parse_timer_member(member)))
+        return claims
+
+    async def timer_done(self, claim: TimerClaim) -> None:
+        self._timers.pop(timer_member(claim.game_id, claim.version, claim.kind), None)
+
+    async def next_due_ms(self) -> int | None:
+        return min(self._timers.values(), default=None)
+
+    # ------------------------------------------------------------ side effects once
+    async def claim_once(self, key: str, ttl_s: float) -> bool:
+        now = self._clock()
+        if self._once.get(key, 0.0) > now:
+            return False
+        self._once[key] = now + max(0.001, ttl_s)
+        if len(self._once) > 10_000:
+            self._once = {k: t for k, t in self._once.items() if t > now}
+        return True
+
+    async def take_token(
+        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
+    ) -> TokenResult:
+        now = self._clock()
+        rate = capacity / per_seconds
+        tokens, ts = self._buckets.get(chat_id, (float(capacity), now))
+        tokens = min(float(capacity), tokens + max(0.0, now - ts) * rate)
+        if tokens >= 1:
+            self._buckets[chat_id] = (tokens - 1, now)
+            return TokenResult(True, 0.0)
+        self._buckets[chat_id] = (tokens, now)
+        return TokenResult(False, math.ceil((1 - tokens) / rate * 1000) / 1000)
+
+    # --------------------------------------------------------------------- pub/sub
+    async def start(self) -> None:
+        return None
+
+    async def listen(self, game_id: str) -> AsyncIterator[int]:
+        async for version in self._fanout.listen(game_id):
+            yield version
+
+    async def listen_all(self) -> AsyncIterator[Change]:
+        async for change in self._fanout.listen_all():
+            yield change
+
+    # ------------------------------------------------------------- finished games
+    async def archive(
+        self,
+        game_id: str,
+        record: dict[str, Any],
+        *,
+        user_ids: Sequence[int],
+        chat_id: int | None,
+        finished_ms: int,
+    ) -> None:
+        game = self._game(game_id)
+        stored = json.loads(json.dumps(record))
+        self._archive[game_id] = (stored, list(game.log) if game else [])
+        self._archive_index[game_id] = finished_ms
+        for user_id in set(user_ids):
+            self._user_stats.setdefault(user_id, {})[game_id] = finished_ms
+        if chat_id is not None:
+            self._chat_stats.setdefault(chat_id, {})[game_id] = finished_ms
+
+    async def archived(self, game_id: str) -> dict[str, Any] | None:
+        entry = self._archive.get(game_id)
+        return json.loads(json.dumps(entry[0])) if entry else None
+
+    async def archived_log(self, game_id: str) -> list[str]:
+        entry = self._archive.get(game_id)
+        return list(entry[1]) if entry else []
+
+    def _newest(self, index: dict[str, int], limit: int) -> list[dict[str, Any]]:
+        ids = sorted(index, key=lambda g: (index[g], g), reverse=True)[:limit]
+        return [json.loads(json.dumps(self._archive[g][0])) for g in ids if g in self._archive]
+
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
+        return self._newest(self._user_stats.get(user_id, {}), limit)
+
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
+        return self._newest(self._chat_stats.get(chat_id, {}), limit)
+
+    async def prune_archive(self, now_ms: int) -> int:
+        cutoff = now_ms - self.archive_retention_s * 1000
+        old = [g for g, t in self._archive_index.items() if t <= cutoff]
+        for game_id in old:
+            del self._archive_index[game_id]
+            self._archive.pop(game_id, None)
+            for index in (*self._user_stats.values(), *self._chat_stats.values()):
+                index.pop(game_id, None)
+        return len(old)
+
+    async def delete_user_data(self, user_id: int) -> int:
+        changed = 0
+        for game_id in self._user_stats.pop(user_id, {}):
+            entry = self._archive.get(game_id)
+            if entry is not None and anonymise(entry[0], user_id):
+                changed += 1
+        self._user_games.pop(user_id, None)
+        return changed
+
+    async def ping(self) -> bool:
+        return True
+
+    async def close(self) -> None:
+        return None
+
+
+def _lrange(items: list[str], start: int, end: int) -> list[str]:
+    """Redis LRANGE semantics (inclusive end, negative indexes from the end)."""
+    n = len(items)
+    if start < 0:
+        start = max(0, n + start)
+    if end < 0:
+        end = n + end
+    return items[start : end + 1]

@@ -1,0 +1,372 @@
+"""``GameStore`` on Redis (redis.asyncio): production, several workers.
+
+Every multi-step change is a registered Lua script (one round trip, atomic). The pub/sub
+side is one subscription per process, fanned out in-process; it reconnects after a
+dropped connection and then re-announces the current version of every listened game,
+since notices sent while it was away are lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from core.store import lua
+from core.store.base import (
+    DEFAULT_ARCHIVE_RETENTION_S,
+    DEFAULT_LEASE_MS,
+    KEEP,
+    Change,
+    CommitResult,
+    Deadline,
+    GameRecord,
+    Keep,
+    TimerClaim,
+    TokenResult,
+)
+from core.store.fanout import Fanout
+from core.store.keys import Keys, parse_timer_member
+
+log = logging.getLogger(__name__)
+
+
+def _deadline_args(deadline: Deadline | Keep | None) -> list[str]:
+    if deadline is KEEP:
+        return ["keep", "", ""]
+    if deadline is None:
+        return ["clear", "", ""]
+    assert isinstance(deadline, Deadline)
+    warn = "" if deadline.warn_ms is None else str(int(deadline.warn_ms))
+    return ["set", str(int(deadline.at_ms)), warn]
+
+
+def anonymise(record: dict[str, Any], user_id: int) -> bool:
+    """Drop a user's identity from an archived record (their seat stays, nameless)."""
+    changed = False
+    for seat in record.get("seats", []):
+        if seat.get("user_id") == user_id:
+            seat["user_id"] = None
+            seat["name"] = None
+            changed = True
+    return changed
+
+
+class RedisStore:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        *,
+        prefix: str = "sab:",
+        archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+    ) -> None:
+        self.redis = client
+        self.keys = Keys(prefix)
+        self.archive_retention_s = archive_retention_s
+        self._commit = client.register_script(lua.COMMIT)
+        self._create = client.register_script(lua.CREATE)
+        self._hset_alive = client.register_script(lua.HSET_ALIVE)
+        self._claim = client.register_script(lua.CLAIM_DUE)
+        self._delete_if = client.register_script(lua.DELETE_IF)
+        self._bucket = client.register_script(lua.TOKEN_BUCKET)
+        self._archive = client.register_script(lua.ARCHIVE)
+        self._fanout = Fanout()
+        self._sub_task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+        self.reconnects = 0
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = "sab:",
+        archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+        **client_kwargs: Any,
+    ) -> RedisStore:
+        client = aioredis.Redis.from_url(url, decode_responses=True, **client_kwargs)
+        return cls(client, prefix=prefix, archive_retention_s=archive_retention_s)
+
+    # ------------------------------------------------------------------ live games
+    async def create(
+        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+    ) -> bool:
+        created = await self._create(
+            keys=[self.keys.game(game_id)], args=[state, meta, version, int(ttl_s * 1000)]
+        )
+        return bool(created)
+
+    async def load(self, game_id: str) -> GameRecord | None:
+        raw: dict[str, str] = await self.redis.hgetall(self.keys.game(game_id))
+        if not raw or "v" not in raw:
+            return None
+        presence = {k[2:]: int(v) for k, v in raw.items() if k.startswith("p:")}
+        dl = raw.get("dl")
+        return GameRecord(
+            game_id=game_id,
+            version=int(raw["v"]),
+            state=raw.get("s", ""),
+            meta=raw.get("m", ""),
+            deadline_ms=int(dl) if dl else None,
+            presence=presence,
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: str,
+        meta: str,
+        log_entries: Sequence[str],
+        deadline: Deadline | Keep | None,
+        *,
+        ttl_s: float,
+    ) -> CommitResult:
+        args: list[Any] = [expected_version, state, meta, int(ttl_s * 1000)]
+        args += _deadline_args(deadline)
+        args += [self.keys.channel(), game_id, len(log_entries), *log_entries]
+        status, version = await self._commit(
+            keys=[*self.keys.game_keys(game_id), self.keys.timers()], args=args
+        )
+        if status == 1:
+            return CommitResult(True, int(version))
+        return CommitResult(False, int(version) if status == 0 else None)
+
+    async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
+        return await self.redis.lrange(self.keys.log(game_id), start, end)
+
+    async def delete_game(self, game_id: str) -> None:
+        record = await self.load(game_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(*self.keys.game_keys(game_id))
+            if record is not None:
+                tv = record.version
+                pipe.zrem(self.keys.timers(), f"{game_id}|{tv}|t", f"{game_id}|{tv}|w")
+            await pipe.execute()
+
+    async def touch(self, game_id: str, who: str, now_ms: int) -> None:
+        key = self.keys.game(game_id)
+        await self._hset_alive(keys=[key, key], args=[f"p:{who}", int(now_ms)])
+
+    # ---------------------------------------------------------------- adapter data
+    async def set_adapter(self, game_id: str, name: str, value: str) -> None:
+        await self._hset_alive(
+            keys=[self.keys.game(game_id), self.keys.adapter(game_id)], args=[name, value]
+        )
+
+    async def get_adapter(self, game_id: str) -> dict[str, str]:
+        return await self.redis.hgetall(self.keys.adapter(game_id))
+
+    # --------------------------------------------------------------------- indexes
+    async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
+        return bool(await self.redis.set(self.keys.chat(chat_id, topic_id), game_id, nx=True))
+
+    async def chat_game(self, chat_id: int, topic_id: int | None) -> str | None:
+        return await self.redis.get(self.keys.chat(chat_id, topic_id))
+
+    async def unbind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
+        return bool(await self._delete_if(keys=[self.keys.chat(chat_id, topic_id)], args=[game_id]))
+
+    async def add_user_game(self, user_id: int, game_id: str, now_ms: int) -> None:
+        await self.redis.zadd(self.keys.user_games(user_id), {game_id: now_ms})
+
+    async def remove_user_game(self, user_id: int, game_id: str) -> None:
+        await self.redis.zrem(self.keys.user_games(user_id), game_id)
+
+    async def user_games(self, user_id: int) -> list[str]:
+        return await self.redis.zrevrange(self.keys.user_games(user_id), 0, -1)
+
+    # ---------------------------------------------------------------------- timers
+    async def claim_due(
+        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+    ) -> list[TimerClaim]:
+        members = await self._claim(keys=[self.keys.timers()], args=[now_ms, limit, lease_ms])
+        return [TimerClaim(*parse_timer_member(m)) for m in members]
+
+    async def timer_done(self, claim: TimerClaim) -> None:
+        await self.redis.zrem(self.keys.timers(), f"{claim.game_id}|{claim.version}|{claim.kind}")
+
+    async def next_due_ms(self) -> int | None:
+        first = await self.redis.zrange(self.keys.timers(), 0, 0, withscores=True)
+        return int(first[0][1]) if first else None
+
+    # ------------------------------------------------------------ side effects once
+    async def claim_once(self, key: str, ttl_s: float) -> bool:
+        return bool(
+            await self.redis.set(self.keys.once(key), "1", nx=True, px=max(1, int(ttl_s * 1000)))
+        )
+
+    async def take_token(
+        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
+    ) -> TokenResult:
+        allowed, wait_ms = await self._bucket(
+            keys=[self.keys.bucket(chat_id)], args=[capacity, int(per_seconds * 1000)]
+        )
+        return TokenResult(bool(allowed), int(wait_ms) / 1000)
+
+    # --------------------------------------------------------------------- pub/sub
+    async def start(self) -> None:
+        """Start the process's one subscription and wait until it is live."""
+        if self._sub_task is None or self._sub_task.done():
+            self._subscribed.clear()
+            self._sub_task = asyncio.create_task(self._subscriber(), name="store-pubsub")
+        await self._subscribed.wait()
+
+    async def listen(self, game_id: str) -> AsyncIterator[int]:
+        await self.start()
+        async for version in self._fanout.listen(game_id):
+            yield version
+
+    async def listen_all(self) -> AsyncIterator[Change]:
+        await self.start()
+        async for change in self._fanout.listen_all():
+            yield change
+
+    async def _subscriber(self) -> None:
+        delay = 0.1
+        first = True
+        while True:
+            pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.keys.channel())
+                self._subscribed.set()
+                if not first:
+                    self.reconnects += 1
+                    await self._resync()
+                first = False
+                delay = 0.1
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None or message.get("type") != "message":
+                        continue
+                    self._dispatch(message["data"])
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[attr-defined]
+                raise
+            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+                log.warning("pub/sub connection lost (%s); reconnecting", exc)
+            except RedisError:
+                log.exception("pub/sub error; reconnecting")
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[attr-defined]
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+    def _dispatch(self, data: str) -> None:
+        try:
+            payload = json.loads(data)
+            change = Change(str(payload["game_id"]), int(payload["version"]))
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring malformed change notice %r", data)
+            return
+        self._fanout.dispatch(change)
+
+    async def _resync(self) -> None:
+        """Notices sent while disconnected are gone: announce what each game is at now."""
+        for game_id in self._fanout.games:
+            version = await self.redis.hget(self.keys.game(game_id), "v")
+            if version is not None:
+                self._fanout.dispatch(Change(game_id, int(version)))
+
+    # ------------------------------------------------------------- finished games
+    async def archive(
+        self,
+        game_id: str,
+        record: dict[str, Any],
+        *,
+        user_ids: Sequence[int],
+        chat_id: int | None,
+        finished_ms: int,
+    ) -> None:
+        k = self.keys
+        await self._archive(
+            keys=[k.archive(game_id), k.archive_log(game_id), k.log(game_id)],
+            args=[json.dumps(record, separators=(",", ":"))],
+        )
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zadd(k.archive_index(), {game_id: finished_ms})
+            for user_id in set(user_ids):
+                pipe.zadd(k.user_stats(user_id), {game_id: finished_ms})
+            if chat_id is not None:
+                pipe.zadd(k.chat_stats(chat_id), {game_id: finished_ms})
+            await pipe.execute()
+
+    async def archived(self, game_id: str) -> dict[str, Any] | None:
+        raw = await self.redis.get(self.keys.archive(game_id))
+        return json.loads(raw) if raw else None
+
+    async def archived_log(self, game_id: str) -> list[str]:
+        return await self.redis.lrange(self.keys.archive_log(game_id), 0, -1)
+
+    async def _records(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+        if not game_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.get(self.keys.archive(game_id))
+            raws = await pipe.execute()
+        return [json.loads(raw) for raw in raws if raw]
+
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
+        ids = await self.redis.zrevrange(self.keys.user_stats(user_id), 0, limit - 1)
+        return await self._records(ids)
+
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
+        ids = await self.redis.zrevrange(self.keys.chat_stats(chat_id), 0, limit - 1)
+        return await self._records(ids)
+
+    async def prune_archive(self, now_ms: int) -> int:
+        k = self.keys
+        cutoff = now_ms - self.archive_retention_s * 1000
+        old: list[str] = await self.redis.zrangebyscore(k.archive_index(), "-inf", cutoff)
+        for game_id in old:
+            record = await self.archived(game_id) or {}
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.delete(k.archive(game_id), k.archive_log(game_id))
+                for seat in record.get("seats", []):
+                    if seat.get("user_id") is not None:
+                        pipe.zrem(k.user_stats(seat["user_id"]), game_id)
+                if record.get("chat_id") is not None:
+                    pipe.zrem(k.chat_stats(record["chat_id"]), game_id)
+                pipe.zrem(k.archive_index(), game_id)
+                await pipe.execute()
+        return len(old)
+
+    async def delete_user_data(self, user_id: int) -> int:
+        k = self.keys
+        ids: list[str] = await self.redis.zrange(k.user_stats(user_id), 0, -1)
+        changed = 0
+        for game_id in ids:
+            raw = await self.redis.get(k.archive(game_id))
+            if not raw:
+                continue
+            record = json.loads(raw)
+            if anonymise(record, user_id):
+                await self.redis.set(k.archive(game_id), json.dumps(record, separators=(",", ":")))
+                changed += 1
+        await self.redis.delete(k.user_stats(user_id), k.user_games(user_id))
+        return changed
+
+    # ------------------------------------------------------------------- plumbing
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.redis.ping())
+        except RedisError:
+            return False
+
+    async def close(self) -> None:
+        if self._sub_task is not None:
+            self._sub_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._sub_task
+            self._sub_task = None
+        await self.redis.aclose()  # type: ignore[attr-defined]
