@@ -1,0 +1,160 @@
+"""Who is a saboteur? A log-odds score per seat, updated from public moves only.
+
+Why log-odds: every public move is weak, independent-ish evidence; adding scores keeps
+the model cheap (a live table asks it on every turn) and easy to tune. Evidence:
+- a path or rockfall that brings the (believed) gold nearer is digger-like, one that
+  pushes it away (dead ends near the frontier, removing key cards) saboteur-like;
+- breaking / trapping a seat says "we are on different sides", repairing / freeing it
+  "we are on the same side" (weighted by what we believe of that seat);
+- breaking or trapping *me* when I know I am a digger is strong evidence;
+- an inspection result (`you.known_roles`) settles a seat.
+Saboteur 2 also keeps a colour score per seat (blue > 0 > green) from the doors placed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.ai.board_model import INF, Board
+from core.ai.events import Event, board_history, round_events
+from core.ai.knowledge import (
+    goal_probs,
+    is_saboteur_side,
+    known_roles,
+    role_kind,
+    saboteur_prior,
+)
+
+CAP = 14
+
+
+def expected_distance(board: Board, probs: Mapping[int, float],
+                      blocked_door: str | None = None) -> float:
+    d = board.goal_distances(blocked_door)
+    return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1 - p))
+
+
+def _sig(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
+
+
+@dataclass(slots=True)
+class BeliefState:
+    me: int | None
+    sab: dict[int, float]  # log-odds of "saboteur side"
+    colour: dict[int, float]  # Saboteur 2: >0 blue, <0 green
+    certain: dict[int, str]  # seat -> role kind known for sure
+
+    def p(self, seat: int) -> float:
+        kind = self.certain.get(seat)
+        if kind is not None and kind != "unknown":
+            return 1.0 if is_saboteur_side(kind) else 0.0
+        return _sig(self.sab.get(seat, 0.0))
+
+    def probabilities(self) -> dict[int, float]:
+        return {s: self.p(s) for s in self.sab}
+
+
+def path_deltas(view: Mapping[str, Any], events: list[Event]) -> list[float]:
+    """For each event, how much it changed the expected distance to the gold (as this
+    seat believes it, with hindsight); 0 for non-maze events."""
+    probs = goal_probs(view)
+    boards = board_history(view, events)
+    out: list[float] = []
+    cache: dict[int, float] = {}
+
+    def ed(i: int) -> float:
+        if i not in cache:
+            cache[i] = expected_distance(boards[i], probs)
+        return cache[i]
+
+    for i, ev in enumerate(events):
+        if ev.kind in ("path", "rockfall"):
+            out.append(ed(i + 1) - ed(i))
+        else:
+            out.append(0.0)
+    return out
+
+
+def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
+    you = view.get("you") or {}
+    me = you.get("seat")
+    me = int(me) if me is not None else None
+    my_kind = role_kind(you.get("role"))
+    seats = [int(s["seat"]) for s in view.get("seats") or ()]
+    prior = _logit(saboteur_prior(view, my_kind))
+    certain = known_roles(view)
+    if me is not None:
+        certain[me] = my_kind
+    i_am_good = me is not None and my_kind not in ("saboteur", "profiteer", "unknown")
+    i_am_bad = me is not None and my_kind == "saboteur"
+    events = round_events(view)
+    deltas = path_deltas(view, events) if careful else [0.0] * len(events)
+
+    state = BeliefState(me, {s: prior for s in seats if s != me},
+                        {s: 0.0 for s in seats if s != me}, certain)
+    passes = 2 if careful else 1
+    for _ in range(passes):
+        ref = BeliefState(me, dict(state.sab), dict(state.colour), certain)
+        sab = {s: prior for s in state.sab}
+        colour = {s: 0.0 for s in state.colour}
+        for ev, delta in zip(events, deltas, strict=True):
+            s = ev.seat
+            if s is None or s == me or s not in sab:
+                # still learn about the target of someone else's move on me? no: skip
+                continue
+            t = ev.target
+            if ev.kind in ("path", "rockfall"):
+                if delta > 0.01:
+                    sab[s] += 0.9 * min(delta, 3.0) + (0.4 if ev.kind == "path" else 0.2)
+                elif delta < -0.01:
+                    sab[s] -= 0.45 * min(-delta, 2.0)
+                elif ev.kind == "rockfall":
+                    sab[s] -= 0.1
+                if ev.card and "DOOR_BLUE" in ev.card:
+                    colour[s] += 1.0
+                elif ev.card and "DOOR_GREEN" in ev.card:
+                    colour[s] -= 1.0
+            elif ev.kind in ("break", "trap") and t is not None:
+                if t == me:
+                    if i_am_good:
+                        sab[s] += 2.2
+                    elif i_am_bad:
+                        sab[s] -= 0.8
+                elif t in sab:
+                    pt = ref.p(t)
+                    sab[s] += 1.3 * (1 - 2 * pt)
+                    sab[t] += 0.5 * (1 - 2 * ref.p(s))
+            elif ev.kind in ("repair", "free") and t is not None and t != s:
+                if t == me:
+                    if i_am_good:
+                        sab[s] -= 1.4
+                    elif i_am_bad:
+                        sab[s] += 0.8
+                elif t in sab:
+                    pt = ref.p(t)
+                    sab[s] -= 1.0 * (1 - 2 * pt)
+                    sab[t] -= 0.4 * (1 - 2 * ref.p(s))
+            elif ev.kind == "map":
+                sab[s] -= 0.15
+            elif ev.kind == "discard":
+                sab[s] += 0.05
+        state = BeliefState(me, sab, colour, certain)
+    return state
+
+
+def beliefs(view: Mapping[str, Any]) -> dict[int, float]:
+    """Per-seat probability of being on the saboteurs' side (saboteur; in Saboteur 2
+    also the profiteer), as this seat sees it. The seat itself gets 0 or 1."""
+    st = compute(view)
+    out = st.probabilities()
+    if st.me is not None:
+        out[st.me] = 1.0 if is_saboteur_side(st.certain.get(st.me, "unknown")) else 0.0
+    return dict(sorted(out.items()))

@@ -1,0 +1,223 @@
+"""A small model of the maze, built from a view's `board` and `goals` only.
+
+Why: the agents reason about "how many more cards until a source reaches goal g" and
+about what a placement or a rockfall does to that number, for every team's passable
+routes (Saboteur 2 doors). We compute this ourselves instead of borrowing engine
+internals, so the agents see exactly what a player sees.
+
+Distance: a 0-1 breadth-first search over nodes that are either an empty cell (cost 1 to
+fill) or a group of a placed card (cost 0 to walk through, if its edges meet). Sources
+are the start card and ladders. Edge compatibility of the cards still to be placed is
+ignored: the number is an optimistic estimate of the cards needed, good for comparing
+moves.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from core.ai.cards import DIRS, OPPOSITE, PATHS, PathInfo
+
+INF = 99
+GOAL_CELLS: tuple[tuple[int, int], ...] = ((8, -2), (8, 0), (8, 2))
+Cell = tuple[int, int]
+
+
+class Placed:
+    """One card on the table: its catalogue id and its groups as placed."""
+
+    __slots__ = ("card", "conduct", "doors", "groups", "info", "rotated")
+
+    def __init__(self, card: str, rotated: bool) -> None:
+        info = PATHS.get(card) or PathInfo("path", (15,))
+        self.card = card
+        self.rotated = rotated
+        self.info = info
+        self.groups: tuple[int, ...] = info.placed_groups(rotated)
+        # a group conducts when it joins two edges, or on a source card (ladder/start)
+        self.conduct = tuple(info.ladder or bin(g).count("1") >= 2 for g in self.groups)
+        self.doors = tuple(
+            info.door if (info.door and bin(g).count("1") >= 2) else None for g in self.groups
+        )
+
+    def group_with(self, edge: int) -> int:
+        for i, g in enumerate(self.groups):
+            if g & edge:
+                return i
+        return -1
+
+    @property
+    def mask(self) -> int:
+        m = 0
+        for g in self.groups:
+            m |= g
+        return m
+
+
+class Board:
+    """Placed cards plus the cells of face-down goals; immutable by convention."""
+
+    __slots__ = ("bounded", "cells", "hidden_goals")
+
+    def __init__(
+        self, cells: dict[Cell, Placed], hidden_goals: dict[Cell, int], bounded: bool = False
+    ) -> None:
+        self.cells = cells
+        self.hidden_goals = hidden_goals  # cell -> goal index, face down only
+        self.bounded = bounded
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Board:
+        cells: dict[Cell, Placed] = {}
+        for c in view.get("board") or ():
+            cells[(int(c["x"]), int(c["y"]))] = Placed(str(c["card"]), bool(c.get("rotated")))
+        hidden: dict[Cell, int] = {}
+        for g in view.get("goals") or ():
+            cell = (int(g["x"]), int(g["y"]))
+            if not g.get("revealed") and cell not in cells:
+                hidden[cell] = int(g["goal"])
+        opts = view.get("options") or {}
+        return cls(cells, hidden, bool(opts.get("bounded_board")))
+
+    # ---- edits (return new boards) ----
+    def with_card(self, x: int, y: int, card: str, rotated: bool) -> Board:
+        cells = dict(self.cells)
+        cells[(x, y)] = Placed(card, rotated)
+        return Board(cells, self.hidden_goals, self.bounded)
+
+    def without(self, x: int, y: int) -> Board:
+        cells = dict(self.cells)
+        cells.pop((x, y), None)
+        return Board(cells, self.hidden_goals, self.bounded)
+
+    def with_hidden_goal(self, cell: Cell, goal: int) -> Board:
+        cells = dict(self.cells)
+        cells.pop(cell, None)
+        hidden = dict(self.hidden_goals)
+        hidden[cell] = goal
+        return Board(cells, hidden, self.bounded)
+
+    # ---- geometry ----
+    def bounds(self) -> tuple[int, int, int, int]:
+        if self.bounded:
+            return 0, 8, -2, 2
+        xs = [x for x, _ in self.cells] + [0, 8]
+        ys = [y for _, y in self.cells] + [-2, 2]
+        return min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+
+    def sources(self) -> Iterable[tuple[int, int, int]]:
+        for (x, y), p in self.cells.items():
+            if p.info.ladder:
+                for gi in range(len(p.groups)):
+                    yield (x, y, gi)
+
+    def connected(self) -> set[tuple[int, int, int]]:
+        """Every (x, y, group) joined to a source through conducting groups."""
+        seen: set[tuple[int, int, int]] = set()
+        stack = list(self.sources())
+        seen.update(stack)
+        cells = self.cells
+        while stack:
+            x, y, gi = stack.pop()
+            p = cells[(x, y)]
+            if not p.conduct[gi] and not p.info.ladder:
+                continue
+            g = p.groups[gi]
+            for bit, dx, dy in DIRS:
+                if not g & bit:
+                    continue
+                q = cells.get((x + dx, y + dy))
+                if q is None:
+                    continue
+                gj = q.group_with(OPPOSITE[bit])
+                if gj < 0:
+                    continue
+                node = (x + dx, y + dy, gj)
+                if node not in seen:
+                    seen.add(node)
+                    stack.append(node)
+        return seen
+
+    def frontier(self) -> set[Cell]:
+        """Empty cells next to an opening of a connected conducting group."""
+        out: set[Cell] = set()
+        x0, x1, y0, y1 = self.bounds()
+        for x, y, gi in self.connected():
+            p = self.cells[(x, y)]
+            if not (p.conduct[gi] or p.info.ladder):
+                continue
+            g = p.groups[gi]
+            for bit, dx, dy in DIRS:
+                c = (x + dx, y + dy)
+                if (
+                    g & bit
+                    and c not in self.cells
+                    and c not in self.hidden_goals
+                    and x0 <= c[0] <= x1
+                    and y0 <= c[1] <= y1
+                ):
+                    out.add(c)
+        return out
+
+    def goal_distances(self, blocked_door: str | None = None) -> dict[int, int]:
+        """Cards still needed to reach each face-down goal (INF when impossible).
+
+        `blocked_door`: a door colour that may not be walked through (a team's view of
+        routes in Saboteur 2); None = every route (what reveals a goal).
+        """
+        x0, x1, y0, y1 = self.bounds()
+        cells = self.cells
+        hidden = self.hidden_goals
+        best: dict[int, int] = {g: INF for g in hidden.values()}
+        dist: dict[tuple[int, int, int], int] = {}
+        dq: deque[tuple[int, tuple[int, int, int]]] = deque()
+        for node in self.sources():
+            p = cells[(node[0], node[1])]
+            if blocked_door and p.doors[node[2]] == blocked_door:
+                continue
+            dist[node] = 0
+            dq.append((0, node))
+        while dq:
+            c, node = dq.popleft()
+            if dist.get(node, INF) < c:
+                continue
+            x, y, gi = node
+            if gi >= 0:
+                p = cells[(x, y)]
+                edges = p.groups[gi]
+                if not (p.conduct[gi] or p.info.ladder) and c > 0:
+                    # a stub reached through its only edge leads nowhere
+                    continue
+            else:
+                edges = 15
+            for bit, dx, dy in DIRS:
+                if not edges & bit:
+                    continue
+                nx, ny = x + dx, y + dy
+                gidx = hidden.get((nx, ny))
+                if gidx is not None:
+                    if c < best[gidx]:
+                        best[gidx] = c
+                    continue
+                q = cells.get((nx, ny))
+                if q is not None:
+                    gj = q.group_with(OPPOSITE[bit])
+                    if gj < 0 or (blocked_door and q.doors[gj] == blocked_door):
+                        continue
+                    if not q.conduct[gj] and not q.info.ladder:
+                        continue
+                    nn = (nx, ny, gj)
+                    if c < dist.get(nn, INF):
+                        dist[nn] = c
+                        dq.appendleft((c, nn))
+                elif x0 <= nx <= x1 and y0 <= ny <= y1:
+                    nn = (nx, ny, -1)
+                    if c + 1 < dist.get(nn, INF):
+                        dist[nn] = c + 1
+                        dq.append((c + 1, nn))
+        return best
+
+    def crystals(self) -> int:
+        return sum(p.info.crystals for p in self.cells.values())

@@ -1,0 +1,351 @@
+"""Scoring every legal move of a seat, from its view.
+
+Why one scorer for every role: all roles share the same currency, "expected cards still
+needed before my side's goal is reached" (see `Ctx.objective`); diggers want it small,
+saboteurs large. Actions are valued in the same unit (about 10 points = one card of
+progress), so a map early, a repair for a friend or a break on a suspect competes fairly
+with digging. The saboteur pays an *exposure* cost for moves that look bad to the table
+(judged with public goal knowledge only), which fades as the diggers get close.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.ai.beliefs import CAP, BeliefState, compute
+from core.ai.board_model import INF, Board
+from core.ai.cards import ACTIONS, PATHS
+from core.ai.knowledge import (
+    SeatInfo,
+    goal_probs,
+    hand_cards,
+    is_saboteur_side,
+    role_kind,
+    seat_infos,
+)
+
+REVEAL_GOLD = 60.0
+
+
+@dataclass(slots=True)
+class Ctx:
+    view: Mapping[str, Any]
+    me: int
+    kind: str
+    expansion: bool
+    board: Board
+    probs: dict[int, float]
+    pub_probs: dict[int, float]
+    hand: dict[str, str]
+    seats: dict[int, SeatInfo]
+    bel: BeliefState
+    deck: int
+    careful: bool
+    public_suspicion: float = 0.0
+    _obj_cache: dict[int, tuple[float, float, float]] = field(default_factory=dict)
+
+    @property
+    def bad(self) -> bool:
+        return is_saboteur_side(self.kind)
+
+    @property
+    def doors_matter(self) -> bool:
+        return self.expansion
+
+    def measure(self, board: Board, door_card: bool = False) -> tuple[float, float, float]:
+        """(my side's objective distance, opponents' team distance, public distance)."""
+        base = board is self.board
+        if base and 0 in self._obj_cache:
+            return self._obj_cache[0]
+        d_any = board.goal_distances()
+        pub = _exp(d_any, self.pub_probs)
+        any_doors = self.expansion and (
+            door_card or any(p.info.door for p in board.cells.values())
+        )
+        if not any_doors:
+            e = _exp(d_any, self.probs)
+            res = (e, e, pub)
+        else:
+            blue = _exp(board.goal_distances("green"), self.probs)
+            green = _exp(board.goal_distances("blue"), self.probs)
+            if self.kind == "blue":
+                res = (blue, green, pub)
+            elif self.kind == "green":
+                res = (green, blue, pub)
+            else:
+                m = min(blue, green)
+                res = (m, m, pub)
+        if base:
+            self._obj_cache[0] = res
+        return res
+
+
+def _exp(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
+    return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
+
+
+def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
+    you = view.get("you") or {}
+    me = int(you.get("seat") or 0)
+    kind = role_kind(you.get("role"))
+    bel = compute(view, careful=careful)
+    ctx = Ctx(
+        view=view, me=me, kind=kind, expansion=view.get("edition") == "expansion",
+        board=Board.from_view(view), probs=goal_probs(view),
+        pub_probs=goal_probs(view, private=False), hand=hand_cards(view),
+        seats=seat_infos(view), bel=bel, deck=int(view.get("deck_size") or 0),
+        careful=careful,
+    )
+    if careful and ctx.bad:
+        outsider = dict(view)
+        outsider["you"] = {"seat": None, "role": None, "known_goals": [], "known_roles": []}
+        ctx.public_suspicion = compute(outsider, careful=True).p(me)
+    return ctx
+
+
+# ---- card values ------------------------------------------------------------------------
+
+
+def keep_value(ctx: Ctx, card: str) -> float:
+    """How much this seat wants to keep a card in hand (for discards)."""
+    info = PATHS.get(card)
+    uncertain = max(ctx.probs.values() or [1.0]) < 0.99
+    if info is not None:
+        if ctx.kind == "geologist" and info.crystals:
+            return 4.0
+        if info.kind == "deadend":
+            return 2.6 if ctx.bad else 0.2
+        if info.door:
+            if ctx.kind in ("blue", "green"):
+                return 3.0 if info.door == ctx.kind else 0.4
+            return 1.6 if ctx.bad else 1.0
+        if info.ladder:
+            return 1.5 if ctx.bad else 3.0
+        edges = bin(info.mask).count("1") + (len(info.groups) == 1)
+        base = 0.6 + 0.5 * edges
+        return base * (0.5 if ctx.bad else 1.0)
+    effect = ACTIONS.get(card, ("", ()))[0]
+    if effect == "map":
+        return 3.0 if uncertain else 0.3
+    if effect == "repair":
+        return 1.2 if ctx.bad else 2.2
+    if effect == "break":
+        return 2.6 if ctx.bad else 1.5
+    if effect == "rockfall":
+        return 2.6 if ctx.bad else 1.2
+    return {"theft": 3.0, "hands_off": 1.4, "swap_hand": 0.6, "inspection": 1.8,
+            "swap_hats": 0.8, "trapped": 2.0, "free": 2.0}.get(effect, 1.0)
+
+
+# ---- move scores ------------------------------------------------------------------------
+
+
+def enemy_p(ctx: Ctx, seat: int) -> float:
+    """How likely `seat` works against this seat's side."""
+    p = ctx.bel.p(seat)
+    if ctx.bad:
+        return 1.0 - p
+    if ctx.kind in ("blue", "green") and seat in ctx.bel.certain:
+        k = ctx.bel.certain[seat]
+        if k in ("blue", "green"):
+            return 0.0 if k == ctx.kind else 0.7
+    return p
+
+
+def exposure_weight(ctx: Ctx, d_now: float) -> float:
+    if ctx.public_suspicion > 0.7:
+        return 0.4
+    if d_now <= 2.5 or ctx.deck <= 3:
+        return 0.5
+    if d_now <= 4.5:
+        return 2.0
+    return 4.5
+
+
+def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
+    card = ctx.hand.get(str(move.get("card")), "")
+    info = PATHS.get(card)
+    x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
+    d0, o0, p0 = ctx.measure(ctx.board)
+    b2 = ctx.board.with_card(x, y, card, rot)
+    d1, o1, p1 = ctx.measure(b2, door_card=bool(info and info.door))
+    gain = d0 - d1  # > 0: my side's goal got nearer
+    crystals = info.crystals if info else 0
+    if ctx.kind == "geologist":
+        return 6.0 * crystals + 2.0 * gain - (0.5 if gain < 0 else 0.0)
+    if ctx.bad:
+        block = -gain
+        s = 10.0 * block
+        if d1 < 0.01:
+            s -= REVEAL_GOLD
+        w = exposure_weight(ctx, d0)
+        pub_delta = p1 - p0
+        if pub_delta > 0:
+            s -= w * min(pub_delta, 3.0) + (0.6 * w if info and info.kind == "deadend" else 0)
+        elif block >= 0:
+            s += 0.4 * w * min(-pub_delta, 1.5)
+        if ctx.kind == "profiteer":
+            s *= 0.7
+        return s
+    s = 10.0 * gain
+    if d1 < 0.01 and ctx.probs:
+        s += REVEAL_GOLD * max(ctx.probs.values())
+    if ctx.expansion and ctx.kind in ("blue", "green"):
+        s += 2.5 * max(-2.0, min(2.0, o1 - o0))
+    if abs(gain) < 0.01:
+        s -= 1.5
+        if info and info.kind == "deadend":
+            s -= 1.0
+    s += 0.3 * crystals
+    if lookahead and gain > 0:
+        s += 0.4 * follow_up(ctx, b2, str(move.get("card")), x, y, d1)
+    return s
+
+
+def follow_up(ctx: Ctx, board: Board, used: str, x: int, y: int, d_now: float) -> float:
+    """Best progress my remaining path cards could make next to the card just placed."""
+    best = 0.0
+    conn_cells = {(cx, cy) for cx, cy, _ in board.connected()}
+    if (x, y) not in conn_cells:
+        return 0.0
+    cells = [c for c in board.frontier() if abs(c[0] - x) + abs(c[1] - y) == 1]
+    for iid, card in ctx.hand.items():
+        if iid == used or card not in PATHS or PATHS[card].kind == "deadend":
+            continue
+        for cx, cy in cells:
+            for rot in (False, True) if not PATHS[card].symmetric else (False,):
+                if fits(board, cx, cy, card, rot):
+                    d2 = ctx.measure(board.with_card(cx, cy, card, rot))[0]
+                    best = max(best, 10.0 * (d_now - d2))
+    return best
+
+
+def fits(board: Board, x: int, y: int, card: str, rot: bool) -> bool:
+    """Rule §2 conditions 1-3 (without the ladder exceptions), for lookahead only."""
+    from core.ai.board_model import Placed
+    from core.ai.cards import DIRS, OPPOSITE
+
+    if (x, y) in board.cells or (x, y) in board.hidden_goals:
+        return False
+    p = Placed(card, rot)
+    m = p.mask
+    touching = False
+    linked = False
+    conn = board.connected()
+    for bit, dx, dy in DIRS:
+        q = board.cells.get((x + dx, y + dy))
+        if q is None:
+            if (x + dx, y + dy) in board.hidden_goals:
+                touching = True
+            continue
+        touching = True
+        mine = bool(m & bit)
+        theirs = bool(q.mask & OPPOSITE[bit])
+        if mine != theirs:
+            return False
+        if mine:
+            gj = q.group_with(OPPOSITE[bit])
+            if (x + dx, y + dy, gj) in conn and (q.conduct[gj] or q.info.ladder):
+                linked = True
+    return touching and linked
+
+
+def score_rockfall(ctx: Ctx, move: Mapping[str, Any]) -> float:
+    x, y = int(move["x"]), int(move["y"])
+    d0, _, p0 = ctx.measure(ctx.board)
+    removed = ctx.board.cells.get((x, y))
+    b2 = ctx.board.without(x, y)
+    d1, _, p1 = ctx.measure(b2)
+    if ctx.kind == "geologist":
+        return -6.0 if removed and removed.info.crystals else -3.0
+    if ctx.bad:
+        s = 10.0 * (d1 - d0) - 1.5
+        pub = p1 - p0
+        if pub > 0:
+            s -= exposure_weight(ctx, d0) * min(pub, 3.0)
+        return s
+    gain = d0 - d1
+    s = 10.0 * gain - 2.0
+    if removed is not None and removed.info.kind == "deadend" and gain >= 0:
+        s += 0.5
+    return s if gain > 0 else min(s, -4.0)
+
+
+def score_map(ctx: Ctx, move: Mapping[str, Any]) -> float:
+    goal = int(move.get("goal", -1))
+    p = ctx.probs.get(goal, 0.0)
+    known = {int(k["goal"]) for k in (ctx.view.get("you") or {}).get("known_goals") or ()}
+    if p <= 0.0 or p >= 0.99 or goal in known:
+        return -6.0
+    d = ctx.board.goal_distances().get(goal, INF)
+    base = 11.0 if not ctx.bad else 7.0
+    if ctx.kind == "geologist":
+        base = 1.0
+    return base + 2.0 * p - 0.15 * min(d, CAP)
+
+
+def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
+    t = int(move.get("target_seat", -1))
+    info = ctx.seats.get(t)
+    if info is None or t == ctx.me:
+        return -10.0
+    e = enemy_p(ctx, t)
+    impact = 1.0 if not (info.broken or info.trapped) else 0.35
+    if info.hand_size == 0:
+        impact = 0.05
+    if ctx.kind == "geologist":
+        return -2.0
+    if ctx.bad:
+        d0 = ctx.measure(ctx.board)[0]
+        urgency = 1.0 + max(0.0, 6.0 - d0) * 0.5
+        s = (5.0 * urgency - exposure_weight(ctx, d0)) * e * impact - 0.5
+    else:
+        s = 16.0 * (e - 0.42) * impact
+    return s + (1.0 if trap else 0.0)
+
+
+def score_repair(ctx: Ctx, move: Mapping[str, Any]) -> float:
+    t = int(move.get("target_seat", -1))
+    info = ctx.seats.get(t)
+    if info is None:
+        return -10.0
+    if t == ctx.me:
+        paths = sum(1 for c in ctx.hand.values() if c in PATHS)
+        blocked = len(info.broken) + info.trapped
+        if blocked > 1:
+            return 3.0
+        return 6.0 + (3.0 if paths and not ctx.bad else 0.0)
+    friend = 1.0 - enemy_p(ctx, t)
+    still_blocked = len(info.broken) + info.trapped > 1
+    return 10.0 * (friend - 0.5) * (0.5 if still_blocked else 1.0) + (1.0 if friend > 0.6 else 0)
+
+
+def score_discard(ctx: Ctx, cards: list[str]) -> float:
+    vals = sorted(keep_value(ctx, ctx.hand.get(c, "")) for c in cards)
+    s = -1.0 - 0.5 * vals[0]
+    for v in vals[1:]:
+        s += (0.3 - 0.3 * v) if ctx.bad else (-0.4 - 0.5 * v)
+    return s
+
+
+def score_move(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
+    t = move.get("type")
+    if t == "place_path":
+        return score_place(ctx, move, lookahead)
+    if t == "rockfall":
+        return score_rockfall(ctx, move)
+    if t == "map":
+        return score_map(ctx, move)
+    if t == "break_tool":
+        return score_break(ctx, move)
+    if t == "trap":
+        return score_break(ctx, move, trap=True)
+    if t in ("repair_tool", "free"):
+        return score_repair(ctx, move)
+    if t == "discard":
+        return score_discard(ctx, [str(c) for c in move.get("cards") or ()])
+    from core.ai.s2 import score_s2  # Saboteur 2 actions and phases
+
+    return score_s2(ctx, move)
