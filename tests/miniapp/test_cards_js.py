@@ -21,7 +21,8 @@ from telegram_bot.board_picture import catalogue
 STATIC = Path(__file__).resolve().parents[2] / "miniapp" / "static"
 
 PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><link rel="icon" href="data:,">
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<link rel="icon" href="data:,">
 <style>body{margin:0;background:#1f1a17;color:#eee;font:14px system-ui}
 .row{display:flex;gap:6px;align-items:center;padding:6px;font-size:28px}</style></head>
 <body><div id="icons" class="row"></div><div id="maze"></div><div id="sheet"></div>
