@@ -1,0 +1,211 @@
+"""Move format (API.md "Moves") and the list of legal moves of a seat.
+
+Legal moves are generated from the cached frontier of the board (per edge mask, the cells
+that accept it), never by trying moves.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from .board import GOAL_KEYS, unkey
+from .cards import CARD_LIST, MASK, SYMMETRIC, TOOLS
+from .reasons import MoveFormatError
+from .state import GameState, RoundState
+
+FIELDS: dict[str, tuple[str, ...]] = {
+    "place_path": ("card", "x", "y", "rotated"),
+    "break_tool": ("card", "target_seat"),
+    "repair_tool": ("card", "target_seat", "tool"),
+    "rockfall": ("card", "x", "y"),
+    "map": ("card", "goal"),
+    "theft": ("card",),
+    "hands_off": ("card", "target_seat"),
+    "swap_hand": ("card", "target_seat"),
+    "inspect": ("card", "target_seat"),
+    "swap_hats": ("card", "target_seat"),
+    "trap": ("card", "target_seat"),
+    "free": ("card", "target_seat"),
+    "discard": ("cards",),
+    "discard_to_remove": ("cards", "remove"),
+    "steal": (),
+    "next_round": (),
+}
+# effect of an action card -> the move type that plays it
+EFFECT_MOVE = {
+    "break": "break_tool",
+    "repair": "repair_tool",
+    "rockfall": "rockfall",
+    "map": "map",
+    "theft": "theft",
+    "hands_off": "hands_off",
+    "swap_hand": "swap_hand",
+    "inspection": "inspect",
+    "swap_hats": "swap_hats",
+    "trapped": "trap",
+    "free": "free",
+}
+BREAKS = ("BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_move(move: Any) -> dict[str, Any]:
+    """Check a move's shape (not its legality); raise MoveFormatError when malformed."""
+    if not isinstance(move, dict):
+        raise MoveFormatError("a move is a JSON object")
+    t = move.get("type")
+    if not isinstance(t, str) or t not in FIELDS:
+        raise MoveFormatError(f"unknown move type: {t!r}")
+    out: dict[str, Any] = {"type": t}
+    for name in FIELDS[t]:
+        if name not in move:
+            raise MoveFormatError(f"{t}: missing field {name!r}")
+        v = move[name]
+        if name in ("card", "remove"):
+            ok = isinstance(v, str)
+        elif name in ("x", "y", "target_seat", "goal"):
+            ok = _is_int(v)
+        elif name == "rotated":
+            ok = isinstance(v, bool)
+        elif name == "tool":
+            ok = isinstance(v, str)
+        else:  # cards
+            ok = isinstance(v, list) and all(isinstance(c, str) for c in v)
+        if not ok:
+            raise MoveFormatError(f"{t}: field {name!r} has the wrong type")
+        out[name] = v
+    if t == "steal":
+        v = move.get("target_seat")
+        if v is not None and not _is_int(v):
+            raise MoveFormatError("steal: target_seat must be an integer or null")
+        out["target_seat"] = v
+    return out
+
+
+def broken(in_front: tuple[str, ...]) -> bool:
+    return any(c in BREAKS for c in in_front)
+
+
+def can_place_path(rs: RoundState, seat: int) -> bool:
+    front = rs.in_front[seat]
+    return not front or (not broken(front) and "TRAPPED" not in front)
+
+
+def legal_moves(state: GameState, seat: int | None) -> list[dict[str, Any]]:
+    if seat is None or not 0 <= seat < state.n:
+        return []
+    rs = state.rs
+    if state.phase == "round_over":
+        return [] if seat in state.ready else [{"type": "next_round"}]
+    if rs.current != seat:
+        return []
+    if state.phase == "stealing":
+        return steal_moves(state, seat)
+    if state.phase != "playing":
+        return []
+    return _playing_moves(state, rs, seat)
+
+
+def steal_moves(state: GameState, seat: int) -> list[dict[str, Any]]:
+    targets = [s for s in range(state.n) if s != seat and state.gold[s] > 0]
+    if not targets:
+        return [{"type": "steal", "target_seat": None}]
+    return [{"type": "steal", "target_seat": s} for s in targets]
+
+
+def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str, Any]]:
+    n = state.n
+    table = rs.table
+    hand = rs.hands[seat]
+    out: list[dict[str, Any]] = []
+    paths_ok = can_place_path(rs, seat)
+    front_cache: tuple[list[list[int]], list[list[int]]] | None = None
+    fronts = rs.in_front
+    board = rs.board
+    for pos in hand:
+        idx = table.cards[pos]
+        c = CARD_LIST[idx]
+        iid = table.iids[pos]
+        if c.category == "path":
+            if not paths_ok:
+                continue
+            if front_cache is None:
+                front_cache = board.frontier()
+            lists = front_cache[1] if c.ladder else front_cache[0]
+            for r in (0,) if SYMMETRIC[idx] else (0, 1):
+                rotated = bool(r)
+                for k in lists[MASK[2 * idx + r]]:
+                    x, y = unkey(k)
+                    out.append(
+                        {"type": "place_path", "card": iid, "x": x, "y": y, "rotated": rotated}
+                    )
+            continue
+        kind = c.kind
+        if kind == "break":
+            for s in range(n):
+                if s != seat and c.id not in fronts[s]:
+                    out.append({"type": "break_tool", "card": iid, "target_seat": s})
+        elif kind == "repair":
+            for s in range(n):
+                for tool in c.tools:
+                    if f"BREAK_{tool.upper()}" in fronts[s]:
+                        out.append(
+                            {"type": "repair_tool", "card": iid, "target_seat": s, "tool": tool}
+                        )
+        elif kind == "rockfall":
+            for k in sorted(board.cells):
+                x, y = unkey(k)
+                if board.path_at(x, y) is not None:
+                    out.append({"type": "rockfall", "card": iid, "x": x, "y": y})
+        elif kind == "map":
+            for g in range(3):
+                if not board.revealed[g]:
+                    out.append({"type": "map", "card": iid, "goal": g})
+        elif kind == "theft":
+            if "THEFT" not in fronts[seat]:
+                out.append({"type": "theft", "card": iid})
+        elif kind == "hands_off":
+            for s in range(n):
+                if "THEFT" in fronts[s]:
+                    out.append({"type": "hands_off", "card": iid, "target_seat": s})
+        elif kind in ("swap_hand", "inspection"):
+            mt = EFFECT_MOVE[kind]
+            for s in range(n):
+                if s != seat:
+                    out.append({"type": mt, "card": iid, "target_seat": s})
+        elif kind == "swap_hats":
+            if rs.role_pool:
+                for s in range(n):
+                    out.append({"type": "swap_hats", "card": iid, "target_seat": s})
+        elif kind == "trapped":
+            for s in range(n):
+                if s != seat and "TRAPPED" not in fronts[s]:
+                    out.append({"type": "trap", "card": iid, "target_seat": s})
+        elif kind == "free":
+            for s in range(n):
+                if "TRAPPED" in fronts[s]:
+                    out.append({"type": "free", "card": iid, "target_seat": s})
+    iids = sorted(table.iids[p] for p in hand)
+    if not state.config.expansion:
+        out.extend({"type": "discard", "cards": [i]} for i in iids)
+        return out
+    for k in (1, 2, 3):
+        out.extend({"type": "discard", "cards": list(cs)} for cs in combinations(iids, k))
+    kinds = sorted(set(fronts[seat]))
+    if kinds and len(iids) >= 2:
+        for cs in combinations(iids, 2):
+            for kd in kinds:
+                out.append({"type": "discard_to_remove", "cards": list(cs), "remove": kd})
+    return out
+
+
+def action_move_type(idx: int) -> str | None:
+    c = CARD_LIST[idx]
+    return EFFECT_MOVE.get(c.kind) if c.category == "action" else None
+
+
+assert len(GOAL_KEYS) == 3 and TOOLS

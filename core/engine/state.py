@@ -1,0 +1,103 @@
+"""Game state (immutable) and the per-round card table.
+
+All cards of a round are identified by their position in that round's shuffled card
+table, which is derived from the seed (so it is never stored): the draw pile is the
+suffix `table[drawn:]`, hands hold positions, and each position has an opaque instance id.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .board import Board
+from .cards import CARD_LIST, deck_cards
+from .config import GameConfig
+
+REMOVED_S2 = 10
+ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One round's shuffled cards: instance id and catalogue index per position."""
+
+    iids: tuple[str, ...]
+    cards: tuple[int, ...]
+    pos_of: dict[str, int] = field(compare=False, hash=False)
+
+
+def rng_for(seed: int, *parts: object) -> random.Random:
+    """A generator for one purpose, derived from the game's seed only."""
+    return random.Random(":".join([str(seed), *map(str, parts)]))
+
+
+@lru_cache(maxsize=256)
+def round_table(seed: int, round_no: int, edition: str) -> Table:
+    rng = rng_for(seed, round_no, "deck")
+    cards = deck_cards(edition)
+    rng.shuffle(cards)
+    seen: set[str] = set()
+    iids: list[str] = []
+    while len(iids) < len(cards):
+        iid = "".join(rng.choice(ALPHABET) for _ in range(5))
+        if iid not in seen:
+            seen.add(iid)
+            iids.append(iid)
+    return Table(tuple(iids), tuple(cards), {iid: i for i, iid in enumerate(iids)})
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    number: int
+    table: Table = field(compare=False, repr=False)
+    drawn: int  # next position of the draw pile
+    hands: tuple[tuple[int, ...], ...]
+    roles: tuple[str, ...]
+    role_pool: tuple[str, ...]  # role cards set aside (hidden)
+    board: Board
+    discard: tuple[int, ...]  # catalogue indices, in order
+    in_front: tuple[tuple[str, ...], ...]  # catalogue ids lying in front of each seat
+    known_goals: tuple[tuple[int, ...], ...]  # per seat, goal indices looked at (sorted)
+    known_roles: tuple[tuple[tuple[int, str, bool], ...], ...]  # per seat: (seat, role, stale)
+    current: int | None  # seat to act (playing) or thief (stealing)
+    start_seat: int
+    last_mover: int | None = None
+    theft_laid: tuple[int, ...] = ()  # per seat, seq when its theft card was laid (-1)
+    thieves: tuple[int, ...] = ()  # stealing phase: thieves still to act, in order
+    reached_by: int | None = None
+    result: dict[str, Any] | None = None
+
+    def card_of(self, pos: int) -> int:
+        return self.table.cards[pos]
+
+    def deck_size(self) -> int:
+        return len(self.table.cards) - self.drawn
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    config: GameConfig
+    seed: int
+    seq: int
+    phase: str  # playing | stealing | round_over | finished
+    gold: tuple[int, ...]
+    nuggets: str  # classic nugget pile, top first, one digit per card (values 0..3)
+    rs: RoundState
+    log: tuple[dict[str, Any], ...]
+    results: tuple[dict[str, Any], ...] = ()  # one per finished round (private parts inside)
+    ready: frozenset[int] = frozenset()
+
+    @property
+    def round(self) -> int:
+        return self.rs.number
+
+    @property
+    def n(self) -> int:
+        return self.config.players
+
+
+def card_id(idx: int) -> str:
+    return CARD_LIST[idx].id
