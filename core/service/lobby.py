@@ -1,0 +1,162 @@
+"""Lobby rules on ``Meta``: seats, settings and who may change them (pure functions).
+
+Each function changes ``meta`` in place or raises ``ServiceError``; the service commits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.engine import ConfigError, GameConfig
+from core.engine.config import PLAYERS
+from core.service.meta import Meta, Seat
+from core.service.models import ServiceError, UserRef
+
+LEVELS = ("easy", "normal", "hard")
+LANGUAGES = ("en", "zh-hans", "zh-hant")
+SETTINGS = (
+    "edition",
+    "options",
+    "rounds",
+    "turn_time",
+    "language",
+    "think_delay",
+    "seats",
+    "round_pause",
+    "takeover_after",
+)
+
+
+def limits(edition: str) -> tuple[int, int]:
+    if edition not in PLAYERS:
+        raise ServiceError("invalid_config", f"unknown edition {edition!r}")
+    return PLAYERS[edition]
+
+
+def require_lobby(meta: Meta) -> None:
+    if meta.cancelled:
+        raise ServiceError("not_found", "the game was cancelled")
+    if meta.started:
+        raise ServiceError("already_started", "the game has started")
+
+
+def require_creator(meta: Meta, user_id: int, force: bool = False) -> None:
+    if not force and user_id != meta.creator:
+        raise ServiceError("not_creator", "only the player who opened the lobby may do this")
+
+
+def check_options(edition: str, options: dict[str, Any], players: int) -> dict[str, Any]:
+    """Options valid for some table size this lobby can still reach (start checks again)."""
+    lo, hi = limits(edition)
+    error: ConfigError | None = None
+    for n in range(max(players, lo), hi + 1):
+        try:
+            return GameConfig.from_options(edition, n, options).options()
+        except ConfigError as exc:
+            error = error or exc
+    raise ServiceError("invalid_config", error.message if error else "invalid options")
+
+
+def add_human(meta: Meta, user: UserRef) -> None:
+    require_lobby(meta)
+    if meta.seat_of(user.user_id) is not None:
+        return
+    if len(meta.seats) >= meta.max_seats:
+        raise ServiceError("lobby_full", "every seat is taken")
+    meta.seats.append(Seat(user.user_id, user.name, user.language))
+
+
+def remove_human(meta: Meta, user_id: int) -> bool:
+    """Leave a lobby; returns True when the lobby is now empty of humans."""
+    seat = meta.seat_of(user_id)
+    if seat is None:
+        raise ServiceError("not_seated", "you are not in this lobby")
+    del meta.seats[seat]
+    humans = [s for s in meta.seats if not s.computer]
+    if user_id == meta.creator and humans:
+        assert humans[0].user_id is not None
+        meta.creator = humans[0].user_id
+    return not humans
+
+
+def add_computer(meta: Meta, level: str) -> None:
+    require_lobby(meta)
+    if level not in LEVELS:
+        raise ServiceError("bad_setting", f"level must be one of {', '.join(LEVELS)}")
+    if len(meta.seats) >= meta.max_seats:
+        raise ServiceError("lobby_full", "every seat is taken")
+    number = 1 + sum(1 for s in meta.seats if s.computer)
+    meta.seats.append(Seat(None, f"Computer {number}", computer=True, level=level))
+
+
+def remove_computer(meta: Meta, seat: int | None) -> None:
+    require_lobby(meta)
+    computers = [i for i, s in enumerate(meta.seats) if s.computer]
+    if not computers:
+        raise ServiceError("bad_setting", "there is no computer seat")
+    target = computers[-1] if seat is None else seat
+    if target not in computers:
+        raise ServiceError("bad_setting", "that seat is not a computer seat")
+    del meta.seats[target]
+
+
+def configure(meta: Meta, settings: dict[str, Any]) -> None:
+    require_lobby(meta)
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        raise ServiceError("bad_setting", f"unknown setting(s): {', '.join(unknown)}")
+    edition = settings.get("edition", meta.edition)
+    lo, hi = limits(edition)
+    options = dict(
+        meta.options if edition == meta.edition else {"rounds": meta.options.get("rounds", 3)}
+    )
+    options.update(settings.get("options") or {})
+    if "rounds" in settings:
+        options["rounds"] = settings["rounds"]
+    max_seats = settings.get("seats", min(meta.max_seats, hi) if edition == meta.edition else hi)
+    if isinstance(max_seats, bool) or not isinstance(max_seats, int) or not lo <= max_seats <= hi:
+        raise ServiceError("bad_setting", f"{edition} seats {lo} to {hi} players")
+    if len(meta.seats) > max_seats:
+        raise ServiceError("too_many_players", f"{len(meta.seats)} seated, at most {max_seats}")
+    meta.options = check_options(edition, options, len(meta.seats))
+    meta.edition = edition
+    meta.max_seats = max_seats
+    if "turn_time" in settings:
+        tt = settings["turn_time"]
+        if tt is not None and (
+            isinstance(tt, bool) or not isinstance(tt, int) or not 5 <= tt <= 24 * 3600
+        ):
+            raise ServiceError("bad_setting", "turn_time is None or 5 to 86400 seconds")
+        meta.turn_time = tt
+    if "language" in settings:
+        if settings["language"] not in (*LANGUAGES, None):
+            raise ServiceError("bad_setting", f"language must be one of {', '.join(LANGUAGES)}")
+        meta.language = settings["language"]
+    if "think_delay" in settings:
+        delay = settings["think_delay"]
+        if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 30:
+            raise ServiceError("bad_setting", "think_delay is 0 to 30 seconds")
+        meta.think_delay_s = float(delay)
+    if "round_pause" in settings:
+        pause = settings["round_pause"]
+        if isinstance(pause, bool) or not isinstance(pause, int) or not 0 <= pause <= 600:
+            raise ServiceError("bad_setting", "round_pause is 0 to 600 seconds")
+        meta.round_pause_s = pause
+    if "takeover_after" in settings:
+        after = settings["takeover_after"]
+        if isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= 10:
+            raise ServiceError("bad_setting", "takeover_after is 1 to 10")
+        meta.takeover_after = after
+
+
+def start_config(meta: Meta) -> GameConfig:
+    lo, hi = limits(meta.edition)
+    n = len(meta.seats)
+    if n < lo:
+        raise ServiceError("not_enough_players", f"{meta.edition} needs at least {lo} players")
+    if n > hi:
+        raise ServiceError("too_many_players", f"{meta.edition} is for at most {hi} players")
+    try:
+        return GameConfig.from_options(meta.edition, n, meta.options)
+    except ConfigError as exc:
+        raise ServiceError("invalid_config", exc.message) from exc

@@ -1,0 +1,96 @@
+"""The service's part of a game record: seats, users, settings, version mapping.
+
+It is committed together with the engine state (one record, one version), so a seat's
+owner, its computer flag and its timeout count can never disagree with the game.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from core.service.models import ChatKey, SeatInfo
+
+
+@dataclass(slots=True)
+class Seat:
+    user_id: int | None
+    name: str
+    language: str | None = None
+    computer: bool = False
+    level: str = "normal"
+    auto: bool = False  # the computer plays this human's seat (left or timed out)
+    left: bool = False
+    timeouts: int = 0  # consecutive timeouts
+
+    @property
+    def by_computer(self) -> bool:
+        return self.computer or self.auto
+
+    def info(self, seat: int) -> SeatInfo:
+        return SeatInfo(seat, self.user_id, self.name, self.computer, self.auto, self.left)
+
+
+@dataclass(slots=True)
+class Meta:
+    game_id: str
+    creator: int
+    chat: list[int | None] | None = None  # [chat_id, topic_id]
+    edition: str = "classic"
+    options: dict[str, Any] = field(default_factory=dict)
+    max_seats: int = 10
+    seats: list[Seat] = field(default_factory=list)
+    turn_time: int | None = None  # seconds, None = no limit for humans
+    language: str | None = None
+    think_delay_s: float = 1.5
+    round_pause_s: int = 30
+    takeover_after: int = 2
+    started: bool = False
+    cancelled: bool = False
+    seed: int | None = None
+    base: int = 0  # version of the commit that started the game (engine seq 0)
+    bumps: list[int] = field(default_factory=list)  # engine seq at each service-only commit
+    pause_until: int | None = None  # ms: end of the current round_over pause
+    rounds_log: list[dict[str, Any]] = field(default_factory=list)
+    created_ms: int = 0
+    started_ms: int | None = None
+    finished_ms: int | None = None
+
+    # -------------------------------------------------------------- serialisation
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, raw: str) -> Meta:
+        data = json.loads(raw)
+        data["seats"] = [Seat(**s) for s in data.get("seats", [])]
+        return cls(**data)
+
+    # ------------------------------------------------------------------- queries
+    @property
+    def chat_key(self) -> ChatKey | None:
+        if self.chat is None:
+            return None
+        chat_id, topic_id = self.chat
+        assert chat_id is not None
+        return ChatKey(chat_id, topic_id)
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        """The seat a user holds (a player who left keeps it for take-back)."""
+        if user_id is None:
+            return None
+        for i, seat in enumerate(self.seats):
+            if seat.user_id == user_id and not seat.computer:
+                return i
+        return None
+
+    def humans(self) -> list[int]:
+        return [s.user_id for s in self.seats if s.user_id is not None and not s.computer]
+
+    def active_humans(self) -> int:
+        return sum(1 for s in self.seats if not s.computer and not s.left)
+
+    def version_of_seq(self, seq: int) -> int:
+        """Game version of the commit that made engine ``seq`` (CONTRACTS §1)."""
+        return self.base + seq + sum(1 for b in self.bumps if b < seq)

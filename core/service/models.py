@@ -1,0 +1,104 @@
+"""Values the service trades with its adapters (the bot and the Mini App)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+SubmitStatus = Literal["ok", "stale", "illegal", "forbidden", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    """A Telegram identity as the adapters know it."""
+
+    user_id: int
+    name: str
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatKey:
+    """A group chat, or one forum topic of it: one open lobby or game per key."""
+
+    chat_id: int
+    topic_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitResult:
+    """The answer to a move.
+
+    ``ok``: applied, ``view`` is the new view. ``stale``: ``expected_version`` was not the
+    current version; ``view`` is the current one (HTTP 409). ``illegal``: the rules refuse
+    it; ``reason`` is an engine reason code (HTTP 422). ``forbidden``: the user may not make
+    moves here (not seated, seat played by the computer, server-only move; HTTP 403).
+    ``invalid``: the move is malformed (HTTP 400); ``reason`` is ``bad_move``.
+    """
+
+    status: SubmitStatus
+    view: dict[str, Any] | None
+    reason: str | None = None
+    message: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class ServiceError(Exception):
+    """A lobby/game action that cannot be done; ``code`` is stable, adapters translate it.
+
+    Codes: ``not_found``, ``chat_busy`` (``game_id`` holds the open game), ``not_creator``,
+    ``not_in_lobby``, ``already_started``, ``lobby_full``, ``not_seated``,
+    ``not_enough_players``, ``too_many_players``, ``invalid_config``, ``bad_setting``,
+    ``busy`` (too many concurrent changes, retry).
+    """
+
+    def __init__(self, code: str, message: str = "", **details: Any) -> None:
+        super().__init__(f"{code}: {message}" if message else code)
+        self.code = code
+        self.message = message or code
+        self.details = details
+
+
+@dataclass(frozen=True, slots=True)
+class TurnWarning:
+    """Sent shortly before a human's turn deadline (see ``GameService.on_turn_warning``)."""
+
+    game_id: str
+    version: int
+    seat: int
+    user_id: int
+    deadline_ms: int
+    chat: ChatKey | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Server-side seat facts for adapters (user ids never go into views)."""
+
+    seat: int
+    user_id: int | None
+    name: str
+    computer: bool  # a computer seat from the start
+    auto: bool  # a human's seat the computer plays now (left or timed out)
+    left: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceConfig:
+    """Timing and retention knobs (seconds unless the name says otherwise)."""
+
+    lobby_ttl_s: int = 24 * 3600
+    game_ttl_s: int = 3 * 24 * 3600
+    finished_ttl_s: int = 3600
+    think_delay_s: float = 1.5
+    bot_ready_delay_s: float = 0.5
+    round_pause_s: int = 30
+    takeover_after: int = 2
+    warn_before_s: int = 15
+    online_window_s: int = 120
+    timer_interval_s: float = 0.2
+    timer_lease_ms: int = 5_000
+    update_dedupe_ttl_s: int = 3600

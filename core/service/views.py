@@ -1,0 +1,155 @@
+"""API views (API.md "The view"): the engine's per-seat view plus the service's fields.
+
+Allow-list: everything here comes either from ``engine.view_for`` (which already hides
+what a viewer may not know) or from public lobby facts. User ids never appear.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from core import engine
+from core.engine.config import PLAYERS
+from core.service.meta import Meta
+
+TAKE_SEAT_BACK = {"type": "take_seat_back"}
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def settings_view(meta: Meta) -> dict[str, Any]:
+    lo, hi = PLAYERS.get(meta.edition, (2, 12))
+    return {
+        "turn_time": meta.turn_time,
+        "language": meta.language,
+        "think_delay": meta.think_delay_s,
+        "round_pause": meta.round_pause_s,
+        "takeover_after": meta.takeover_after,
+        "max_seats": meta.max_seats,
+        "min_players": lo,
+        "max_players": min(hi, meta.max_seats),
+    }
+
+
+def _seat_flags(
+    meta: Meta, i: int, presence: dict[str, int], now_ms: int, window_ms: int
+) -> dict[str, Any]:
+    seat = meta.seats[i]
+    if seat.by_computer:
+        online = True
+    else:
+        seen = presence.get(str(seat.user_id))
+        online = seen is not None and now_ms - seen <= window_ms
+    return {
+        "name": seat.name,
+        "online": online,
+        "computer": seat.by_computer,
+        "away": seat.auto and not seat.computer,
+        "left": seat.left,
+    }
+
+
+def rewrite_entry(meta: Meta, entry: dict[str, Any]) -> dict[str, Any]:
+    """Engine log entries carry ``seq``; views carry the game ``version`` instead."""
+    out = dict(entry)
+    seq = out.pop("seq", None)
+    if isinstance(seq, int):
+        out["version"] = meta.version_of_seq(seq)
+    return out
+
+
+def lobby_view(
+    meta: Meta,
+    *,
+    version: int,
+    viewer: int | None,
+    presence: dict[str, int],
+    now_ms: int,
+    window_ms: int,
+) -> dict[str, Any]:
+    seat = meta.seat_of(viewer)
+    status = "cancelled" if meta.cancelled else "lobby"
+    return {
+        "game_id": meta.game_id,
+        "version": version,
+        "status": status,
+        "edition": meta.edition,
+        "options": dict(meta.options),
+        "round": 0,
+        "rounds": meta.options.get("rounds", 3),
+        "you": {
+            "seat": seat,
+            "role": None,
+            "hand": [],
+            "gold": None,
+            "known_goals": [],
+            "known_roles": [],
+            "creator": viewer is not None and viewer == meta.creator,
+        },
+        "seats": [
+            {
+                "seat": i,
+                "hand_size": 0,
+                "in_front": [],
+                "has_gold": None,
+                "role": None,
+                "gold": None,
+                "ready": False,
+                **_seat_flags(meta, i, presence, now_ms, window_ms),
+            }
+            for i in range(len(meta.seats))
+        ],
+        "board": [],
+        "goals": [],
+        "deck_size": 0,
+        "discard_size": 0,
+        "current_seat": None,
+        "turn_deadline": None,
+        "log": [],
+        "round_result": None,
+        "final": None,
+        "legal_moves": [],
+        "creator_seat": meta.seat_of(meta.creator),
+        "settings": settings_view(meta),
+    }
+
+
+def game_view(
+    meta: Meta,
+    state: Any,
+    *,
+    version: int,
+    viewer: int | None,
+    presence: dict[str, int],
+    deadline_ms: int | None,
+    now_ms: int,
+    window_ms: int,
+) -> dict[str, Any]:
+    seat = meta.seat_of(viewer)
+    view = engine.view_for(state, seat)
+    view["game_id"] = meta.game_id
+    view["version"] = version
+    if meta.cancelled:
+        view["status"] = "cancelled"
+    view["turn_deadline"] = (
+        iso(deadline_ms) if view.get("status") not in ("finished", "cancelled") else None
+    )
+    for entry in view.get("seats", []):
+        i = entry.get("seat")
+        if isinstance(i, int) and 0 <= i < len(meta.seats):
+            entry.update(_seat_flags(meta, i, presence, now_ms, window_ms))
+    view["log"] = [rewrite_entry(meta, e) for e in view.get("log", [])]
+    you = view.setdefault("you", {})
+    you["creator"] = viewer is not None and viewer == meta.creator
+    if seat is not None and meta.seats[seat].auto and not meta.cancelled:
+        view["legal_moves"] = [dict(TAKE_SEAT_BACK)] if view.get("status") != "finished" else []
+    if meta.cancelled:
+        view["legal_moves"] = []
+    view["creator_seat"] = meta.seat_of(meta.creator)
+    view["settings"] = settings_view(meta)
+    return view
