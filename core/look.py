@@ -183,14 +183,18 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
          "fill": "#1aa6c4", "stroke": "#0b4a5a", "width": 0.04},
     ],
 }
-# Broken tool: every colour of the icon becomes BROKEN_FILL (BROKEN_STROKE for outlines),
-# and a crack (BROKEN_CROSS, one bold slash) is drawn on top: colour plus shape, for
-# colour-blind players.
+# Broken tool: the icon in its own colours on a red disc (BROKEN_BACK), with a crack on top
+# (BROKEN_CROSS, one bold slash): colour plus shape, for colour-blind players.
 BROKEN_FILL: Final = "#e53935"
 BROKEN_STROKE: Final = "#7f0000"
+BROKEN_BACK: Final[list[dict[str, Any]]] = [
+    {"shape": "circle", "c": [0.5, 0.5], "r": 0.47, "fill": BROKEN_FILL, "stroke": BROKEN_STROKE,
+     "width": 0.05},
+]
 BROKEN_CROSS: Final[list[dict[str, Any]]] = [
-    {"shape": "line", "points": [[0.92, 0.08], [0.08, 0.92]], "stroke": "#ffffff", "width": 0.2},
-    {"shape": "line", "points": [[0.92, 0.08], [0.08, 0.92]], "stroke": "#b71c1c", "width": 0.1},
+    {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": "#ffffff", "width": 0.16},
+    {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": BROKEN_STROKE,
+     "width": 0.08},
 ]
 
 # What lies in front of a player (view ``in_front``) -> (icon, broken).
@@ -252,6 +256,7 @@ def look_json() -> dict[str, Any]:
         "colours": dict(COLOURS),
         "icons": {k: [dict(p) for p in v] for k, v in ICONS.items()},
         "broken": {"fill": BROKEN_FILL, "stroke": BROKEN_STROKE,
+                   "back": [dict(p) for p in BROKEN_BACK],
                    "cross": [dict(p) for p in BROKEN_CROSS]},
         "in_front": {k: {"icon": v[0], "broken": v[1]} for k, v in IN_FRONT_ICONS.items()},
         "roles": {k: dict(v) for k, v in ROLES.items()},

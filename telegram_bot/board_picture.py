@@ -40,6 +40,7 @@ LABELS_EN: dict[str, str] = {
     "lobby": "Waiting for players",
 }
 _CARDS_JSON = (
+    Path(__file__).resolve().parent.parent / "core" / "engine" / "data" / "cards.json",
     Path(__file__).resolve().parent.parent / "core" / "engine" / "cards.json",
     Path(__file__).resolve().parent.parent / "core" / "cards.json",
     Path("/work/shared/rules/cards.json"),
@@ -61,11 +62,14 @@ def catalogue() -> dict[str, dict[str, Any]]:
                 for ed in ("saboteur1", "saboteur2")
                 for c in data.get(ed, {}).get("path_cards", [])
             }
-    raise FileNotFoundError("cards.json not found next to core.engine")
+    raise FileNotFoundError("cards.json not found in core/engine/data")
 
 
 def _public(view: Mapping[str, Any]) -> dict[str, Any]:
-    """Only what everyone may see, copied field by field (never the view itself)."""
+    """Only what everyone may see, copied field by field (never the view itself).
+
+    Idempotent: ``_public(_public(v))`` draws the same picture as ``v``.
+    """
     def num(v: Any) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) else None
 
@@ -93,7 +97,9 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
         "rounds": num(view.get("rounds")), "deck_size": num(view.get("deck_size")),
         "status": str(view.get("status") or ""),
         "route": [(int(p[0]), int(p[1])) for p in route or [] if len(p) == 2],
-    }
+        "round_result": None,
+    } | ({"round_result": {"route": [[int(p[0]), int(p[1])] for p in route if len(p) == 2]}}
+         if route else {})
 
 
 class _Layout:
@@ -226,7 +232,7 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
         ink = COLOURS["strip_bg"] if turn else COLOURS["strip_text"]
         hint = COLOURS["strip_bg"] if turn else COLOURS["strip_hint"]
         icons = seat["in_front"]
-        icon = fp * 1.15
+        icon = fp * 1.4
         right = x + col_w - 16 * ss
         for kind in reversed(icons):
             name, broken = look.IN_FRONT_ICONS[kind]
@@ -278,20 +284,35 @@ def render_board(view: Mapping[str, Any], *, font_path: str | None = None,
 
 _CACHE: OrderedDict[tuple[Any, ...], tuple[bytes, str]] = OrderedDict()
 _CACHE_SIZE = 32
+_INFLIGHT: dict[tuple[Any, ...], asyncio.Task[tuple[bytes, str]]] = {}
 
 
 async def render_board_async(view: Mapping[str, Any], *, font_path: str | None = None,
                              labels: Mapping[str, str] | None = None) -> tuple[bytes, str]:
-    """``render_board`` off the event loop, cached per (game_id, version, font, labels)."""
+    """``render_board`` off the event loop, cached per (game_id, version, font, labels).
+
+    Two callers asking for the same version at once share one rendering (the debounced
+    board message and a refresh button often coincide).
+    """
     key = (view.get("game_id"), view.get("version"), font_path,
            tuple(sorted((labels or {}).items())))
-    cacheable = key[0] is not None and key[1] is not None
-    if cacheable and key in _CACHE:
+    if key[0] is None or key[1] is None:
+        return await asyncio.to_thread(render_board, view, font_path=font_path, labels=labels)
+    if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    result = await asyncio.to_thread(render_board, view, font_path=font_path, labels=labels)
-    if cacheable:
+    task = _INFLIGHT.get(key)
+    if task is None:
+        snapshot = _public(view)   # the view may change while the thread runs
+        task = asyncio.ensure_future(
+            asyncio.to_thread(render_board, snapshot, font_path=font_path, labels=labels))
+        _INFLIGHT[key] = task
+        try:
+            result = await asyncio.shield(task)
+        finally:
+            _INFLIGHT.pop(key, None)
         _CACHE[key] = result
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
-    return result
+        return result
+    return await asyncio.shield(task)

@@ -239,11 +239,7 @@ def draw_icon(draw: ImageDraw.ImageDraw, x: float, y: float, size: float, kind: 
     pen = Pen(draw, x, y, size)
     prims: list[dict[str, Any]] = list(look.ICONS[kind])
     if broken:
-        prims = [
-            {**p, **({"fill": look.BROKEN_FILL} if "fill" in p else {}),
-             **({"stroke": look.BROKEN_STROKE} if "stroke" in p else {})}
-            for p in prims
-        ] + list(look.BROKEN_CROSS)
+        prims = [*look.BROKEN_BACK, *prims, *look.BROKEN_CROSS]
     for p in prims:
         if p["shape"] == "polygon":
             pts = [(a, b) for a, b in p["points"]]

@@ -243,9 +243,9 @@ export function emptyCellSvg(opts = {}) {
     highlightSvg(L, opts.highlight) + close;
 }
 
-function primitive(p, fill, stroke) {
-  const f = p.fill ? (fill || p.fill) : "none";
-  const s = p.stroke ? (stroke || p.stroke) : "none";
+function primitive(p) {
+  const f = p.fill || "none";
+  const s = p.stroke || "none";
   const sw = n((p.width || 0) * 100);
   const pts = (p.points || []).map(([a, b]) => `${n(a * 100)},${n(b * 100)}`).join(" ");
   if (p.shape === "polygon") {
@@ -272,8 +272,9 @@ export function toolIconSvg(kind, broken = false, opts = {}) {
   const prims = L.icons[name];
   if (!prims) throw new Error(`cards.js: no icon "${kind}"`);
   const size = opts.size || "1em";
-  let body = prims.map((p) => (broken ? primitive(p, L.broken.fill, L.broken.stroke) : primitive(p))).join("");
-  if (broken) body += L.broken.cross.map((p) => primitive(p)).join("");
+  // broken: the icon in its own colours on a red disc, with a crack on top (look.py)
+  const all = broken ? [...L.broken.back, ...prims, ...L.broken.cross] : prims;
+  const body = all.map((p) => primitive(p)).join("");
   const label = opts.label ? `<title>${esc(opts.label)}</title>` : "";
   return `<svg class="tool-icon${broken ? " broken" : ""}" data-icon="${esc(name)}" viewBox="0 0 100 100" ` +
     `width="${size}" height="${size}" role="img"${opts.label ? ` aria-label="${esc(opts.label)}"` : ""}>${label}${body}</svg>`;

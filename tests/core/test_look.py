@@ -39,7 +39,7 @@ def test_icons_are_well_formed_primitives_in_the_unit_box() -> None:
     for name in ("pickaxe", "lantern", "cart", "trapped", "theft", "crystal"):
         prims = look.ICONS[name]
         assert prims, name
-        for p in prims + look.BROKEN_CROSS:
+        for p in prims + look.BROKEN_CROSS + look.BROKEN_BACK:
             assert p["shape"] in {"polygon", "line", "circle"}
             pts = p["points"] if p["shape"] != "circle" else [p["c"]]
             assert all(0 <= v <= 1 for pt in pts for v in pt), (name, p)

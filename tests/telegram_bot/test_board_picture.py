@@ -1,0 +1,211 @@
+"""The group's board picture: size, bytes, CJK names, nothing private, route, every card."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import io
+import random
+from typing import Any
+
+import pytest
+from PIL import Image, ImageChops
+
+from telegram_bot import board_picture
+from telegram_bot.board_picture import catalogue, render_board, render_board_async
+from telegram_bot.fonts import find_font, load_font
+
+NAMES = ["Alice", "张伟", "李小龙的哥哥和他的朋友们", "Bob", "王芳", "Дмитрий", "Zoë", "陳大文",
+         "Mohammed Al-Hassan bin Abdullah", "Eve", "小明", "Ola"]
+IN_FRONT = [["BREAK_PICKAXE"], [], ["BREAK_LANTERN", "BREAK_CART"], ["TRAPPED"], ["THEFT"], [],
+            [], ["BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART"], [], [], [], []]
+
+
+def spectator_view(players: int = 10, cards: int = 20, seed: int = 1, *,
+                   status: str = "playing", route: list[list[int]] | None = None) -> dict[str, Any]:
+    """A hand-made spectator view (API.md) of a mid-round game with ``cards`` placed."""
+    rnd = random.Random(seed)
+    ids = [i for i, c in catalogue().items() if c["kind"] not in ("start", "goal")]
+    cells = [(x, y) for x in range(1, 8) for y in range(-2, 3)]
+    cells += [(x, y) for x in range(-1, 10) for y in (-4, -3, 3, 4) if len(cells) < cards + 2]
+    rnd.shuffle(cells)
+    board = [{"x": 0, "y": 0, "card": "S1_START", "rotated": False}]
+    board += [{"x": x, "y": y, "card": rnd.choice(ids), "rotated": rnd.random() < 0.5}
+              for x, y in cells[:cards]]
+    return {
+        "game_id": "g1", "version": 17, "status": status, "edition": "expansion",
+        "options": {"rounds": 3}, "round": 2, "rounds": 3,
+        "you": {"seat": None},
+        "seats": [{"seat": i, "name": NAMES[i % len(NAMES)], "hand_size": 4 - i % 3,
+                   "in_front": IN_FRONT[i % len(IN_FRONT)], "online": True, "computer": i == 3,
+                   "has_gold": None, "role": None, "gold": None} for i in range(players)],
+        "board": board,
+        "goals": [{"goal": k, "x": 8, "y": y, "revealed": False, "kind": None}
+                  for k, y in enumerate((-2, 0, 2))],
+        "deck_size": 23, "discard_size": 4, "current_seat": 2, "turn_deadline": None,
+        "log": [], "legal_moves": [],
+        "round_result": {"winners": "diggers", "route": route} if route else None,
+    }
+
+
+def _decode(data: bytes) -> Image.Image:
+    img = Image.open(io.BytesIO(data))
+    img.load()
+    return img.convert("RGB")
+
+
+def _differs(a: bytes, b: bytes) -> int:
+    """How many pixels differ between two pictures of the same size."""
+    diff = ImageChops.difference(_decode(a), _decode(b)).convert("L").point(lambda v: v > 24)
+    return diff.histogram()[1]
+
+
+@pytest.mark.parametrize(("players", "cards"), [(3, 0), (10, 20), (12, 60)])
+def test_size_and_bytes(players: int, cards: int) -> None:
+    data, mime = render_board(spectator_view(players, cards))
+    assert mime in ("image/png", "image/jpeg")
+    assert len(data) < 1_000_000
+    img = _decode(data)
+    assert max(img.size) <= 1280
+    assert min(img.size) >= 500          # readable on a phone, not a thumbnail
+    assert data[:4] == (b"\x89PNG" if mime == "image/png" else b"\xff\xd8\xff\xe0")
+
+
+def test_crop_follows_the_maze_and_always_shows_start_and_goals() -> None:
+    small = _decode(render_board(spectator_view(4, 0))[0])
+    view = spectator_view(4, 0)
+    view["board"].append({"x": -6, "y": 5, "card": "S1_CROSS", "rotated": False})
+    wide = _decode(render_board(view)[0])
+    assert board_picture._extent(board_picture._public(view)) == (-7, -3, 9, 6)
+    assert wide.size != small.size and max(wide.size) <= 1280
+
+
+def test_cjk_font_is_found_and_has_the_glyphs() -> None:
+    found = find_font()
+    assert found is not None, "install fonts-noto-cjk or fonts-wqy-microhei"
+    font = load_font(40)
+
+    def mask(text: str) -> bytes:
+        return bytes(font.getmask(text))
+
+    tofu_a, tofu_b = mask("\U000f0001"), mask("\U000f0002")   # private use: no glyph anywhere
+    assert tofu_a == tofu_b                      # every missing glyph draws the same box
+    zhang, wei, chen = mask("张"), mask("伟"), mask("陳")
+    assert len({zhang, wei, chen, tofu_a}) == 4  # real, distinct glyphs, none of them a box
+
+
+def test_chinese_names_are_drawn_as_glyphs_not_boxes() -> None:
+    a = spectator_view(4)
+    b = copy.deepcopy(a)
+    a["seats"][1]["name"] = "张伟"
+    b["seats"][1]["name"] = "\U000f0001\U000f0002"   # two boxes in any font
+    assert _differs(render_board(a)[0], render_board(b)[0]) > 30
+
+
+def test_nothing_private_is_drawn() -> None:
+    public = spectator_view(6, 25)
+    private = copy.deepcopy(public)
+    private["you"] = {"seat": 1, "role": "SABOTEUR", "gold": 7,
+                      "hand": [{"id": "a1", "card": "S1_CROSS"}, {"id": "a2", "card": "MAP"}],
+                      "known_goals": [{"goal": 0, "kind": "gold"}],
+                      "known_roles": [{"seat": 4, "role": "GOLD_DIGGER", "stale": False}]}
+    for s in private["seats"]:
+        s.update(role="SABOTEUR", gold=9, has_gold=True, hand=["S1_CROSS"], secret="x")
+    private["goals"][0]["kind"] = "gold"           # known to a map peek, still face down
+    private["legal_moves"] = [{"type": "discard", "cards": ["a1"]}]
+    private["seed"] = 12345
+    assert render_board(private) == render_board(public)
+
+
+def test_gold_route_is_highlighted_at_round_end() -> None:
+    plain = spectator_view(5, 20, status="round_over")
+    routed = spectator_view(5, 20, status="round_over",
+                            route=[[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]])
+    assert _differs(render_board(plain)[0], render_board(routed)[0]) > 5000
+
+
+def test_whose_turn_is_highlighted() -> None:
+    a = spectator_view(6, 10)
+    b = copy.deepcopy(a)
+    b["current_seat"] = 4
+    assert _differs(render_board(a)[0], render_board(b)[0]) > 1000
+
+
+@pytest.mark.parametrize("rotated", [False, True])
+def test_every_card_of_both_editions_renders(rotated: bool) -> None:
+    view = spectator_view(4, 0)
+    ids = list(catalogue())
+    cols = 14
+    view["board"] = [{"x": i % cols - 3, "y": i // cols - 3, "card": cid, "rotated": rotated}
+                     for i, cid in enumerate(ids)]
+    view["goals"] = [{"goal": 0, "x": 8, "y": -2, "revealed": True, "kind": "gold"},
+                     {"goal": 1, "x": 8, "y": 0, "revealed": True, "kind": "stone"},
+                     {"goal": 2, "x": 8, "y": 2, "revealed": False, "kind": None}]
+    data, _ = render_board(view)
+    assert max(_decode(data).size) <= 1280
+
+
+def test_bad_entries_do_not_crash() -> None:
+    view = spectator_view(3, 3)
+    view["board"].append({"x": 2, "y": 3, "card": "NO_SUCH_CARD", "rotated": False})
+    view["seats"][0]["in_front"] = ["BREAK_PICKAXE", "SOMETHING_NEW"]
+    view["seats"][1]["name"] = ""
+    view["round_result"] = {"route": [[99, 99], [0, 0]]}
+    data, _ = render_board(view)
+    assert len(data) > 1000
+
+
+def test_font_override(caplog: pytest.LogCaptureFixture) -> None:
+    wqy = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+    view = spectator_view(4)
+    view["seats"][0]["name"] = "中文名字"
+    default = render_board(view)[0]
+    if find_font() and find_font()[0] != wqy:  # type: ignore[index]
+        assert render_board(view, font_path=wqy)[0] != default
+    with caplog.at_level("WARNING"):
+        find_font.cache_clear()
+        assert find_font("/nonexistent/font.ttf") != ("/nonexistent/font.ttf", 0)
+    assert "does not exist" in caplog.text
+
+
+async def test_async_render_is_cached_per_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = board_picture.render_board
+
+    def counting(view: Any, **kw: Any) -> tuple[bytes, str]:
+        calls.append(1)
+        return real(view, **kw)
+
+    monkeypatch.setattr(board_picture, "render_board", counting)
+    board_picture._CACHE.clear()
+    view = spectator_view(4, 5, route=[[0, 0], [1, 0]])
+    view["game_id"] = "cache-test"
+    first, second = await asyncio.gather(render_board_async(view), render_board_async(view))
+    again = await render_board_async(view)
+    assert first == second == again == real(view)
+    assert len(calls) == 1                         # one rendering for three callers
+    view["version"] = 18
+    await render_board_async(view)
+    assert len(calls) == 2
+
+
+def test_public_copy_is_idempotent() -> None:
+    view = spectator_view(5, 12, route=[[0, 0], [1, 0]])
+    assert render_board(board_picture._public(view)) == render_board(view)
+
+
+def test_real_engine_spectator_view_renders() -> None:
+    engine = pytest.importorskip("core.engine")
+    state = engine.new_game(engine.GameConfig(edition="expansion", players=6), seed=7)
+    for _ in range(30):
+        if engine.phase(state) != "playing":
+            break
+        seat = engine.actor(state)
+        moves = engine.legal_moves(state, seat)
+        placing = [m for m in moves if m["type"] == "place_path"]
+        state, _ = engine.apply_move(state, seat, (placing or moves)[0])
+    view = engine.view_for(state, None)
+    for i, s in enumerate(view["seats"]):
+        s["name"] = NAMES[i]
+    data, _ = render_board(view)
+    assert max(_decode(data).size) <= 1280 and len(data) < 1_000_000
