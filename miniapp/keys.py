@@ -22,3 +22,8 @@ LIMITER = web.AppKey("limiter", TokenBucket)
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
 STATIC: web.AppKey[StaticCache] = web.AppKey("static")
 CATALOGUE_JSON: web.AppKey[str] = web.AppKey("catalogue_json")
+
+# Per-request storage; typed keys where aiohttp has them (3.13+), plain strings before.
+_REQUEST_KEY: Any = getattr(web, "RequestKey", None)
+REQ_SESSION: Any = _REQUEST_KEY("session", object) if _REQUEST_KEY else "session"
+REQ_INIT_DATA: Any = _REQUEST_KEY("init_data", object) if _REQUEST_KEY else "init_data"

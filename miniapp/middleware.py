@@ -106,7 +106,7 @@ def _session_from_header(request: web.Request) -> Session | None:
         data = validate_init_data(
             credential, settings.telegram_bot_token, settings.initdata_max_age
         )
-        request["init_data"] = data
+        request[keys.REQ_INIT_DATA] = data
         return Session(data.user_id, data.name, data.language, 0, False, data.start_param)
     raise AuthError("unauthorized", "unsupported Authorization scheme")
 
@@ -117,7 +117,7 @@ async def identity(request: web.Request, handler: Handler) -> web.StreamResponse
     session: Session | None = None
     if request.path.startswith("/api/"):
         session = _session_from_header(request)
-    request["session"] = session
+    request[keys.REQ_SESSION] = session
     if request.path.startswith("/api/"):
         key = f"u:{session.user_id}" if session else f"ip:{request.remote}"
         wait = request.app[keys.LIMITER].take(key)
@@ -134,7 +134,7 @@ async def identity(request: web.Request, handler: Handler) -> web.StreamResponse
 
 
 def require_session(request: web.Request) -> Session:
-    session: Session | None = request.get("session")
+    session: Session | None = request.get(keys.REQ_SESSION)
     if session is None:
         raise unauthorized("sign in first: send Authorization: tma <initData> or Bearer <token>")
     return session

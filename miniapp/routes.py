@@ -78,7 +78,7 @@ async def post_session(request: web.Request) -> web.Response:
     """initData or a still-valid token → a fresh token; local mode: one-time code → token."""
     body = await read_json(request, optional=True)
     signer = request.app[keys.SIGNER]
-    session: Session | None = request["session"]
+    session: Session | None = request[keys.REQ_SESSION]
     if session is None:
         code = body.get("code")
         if not isinstance(code, str) or not code:
@@ -162,7 +162,11 @@ async def start_game(request: web.Request) -> web.Response:
 
 async def get_game(request: web.Request) -> web.Response:
     session = require_session(request)
-    view = await adapter(request).view(game_id_of(request), session.user_id)
+    service = adapter(request)
+    game_id = game_id_of(request)
+    view = await service.view(game_id, session.user_id)
+    if view.get("you", {}).get("seat") is not None:
+        await service.touch(game_id, session.user_id)
     return json_response(view)
 
 
@@ -193,13 +197,14 @@ async def post_move(request: web.Request) -> web.Response:
             422, "illegal_move", result.get("message") or f"illegal move: {reason}",
             reason=reason,
         )
-    if status == "bad_move":
+    if status == "invalid":
         raise bad_request(result.get("message") or "malformed move", "malformed_move")
-    raise forbidden(result.get("message") or "you are not a player of this game", "not_a_player")
+    reason = result.get("reason") or "not_a_player"
+    raise forbidden(result.get("message") or "you may not move in this game", reason)
 
 
 async def get_log(request: web.Request) -> web.Response:
-    session = require_session(request)
+    require_session(request)
     game_id = game_id_of(request)
     raw = request.query.get("since", "0")
     try:
@@ -208,7 +213,7 @@ async def get_log(request: web.Request) -> web.Response:
         raise bad_request("'since' must be an integer", "bad_type") from exc
     if since < 0:
         raise bad_request("'since' must not be negative", "bad_type")
-    entries = await adapter(request).log(game_id, session.user_id, since)
+    entries = await adapter(request).log(game_id, since)
     return json_response({"game_id": game_id, "since": since, "entries": entries})
 
 
@@ -223,13 +228,7 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def catalogue(request: web.Request) -> web.Response:
-    cached = request.app.get(keys.CATALOGUE_JSON)
-    if cached is None:
-        from miniapp.catalogue import catalogue_document
-
-        cached = json.dumps(catalogue_document(), ensure_ascii=False, separators=(",", ":"))
-        request.app[keys.CATALOGUE_JSON] = cached
-    response = web.Response(text=cached, content_type="application/json")
+    response = web.Response(text=request.app[keys.CATALOGUE_JSON], content_type="application/json")
     response.headers["Cache-Control"] = "public, max-age=3600"
     return response
 

@@ -7,6 +7,7 @@ memory or Redis store.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import weakref
@@ -18,6 +19,7 @@ from aiohttp.abc import AbstractAccessLogger
 from core.settings import Settings
 from miniapp import keys
 from miniapp.auth import LocalCodes, SessionSigner
+from miniapp.catalogue import catalogue_document
 from miniapp.middleware import errors, identity, security_headers
 from miniapp.ratelimit import TokenBucket
 from miniapp.routes import setup_routes
@@ -63,6 +65,9 @@ def create_app(
     app[keys.CODES] = codes or LocalCodes()
     app[keys.LIMITER] = TokenBucket(rate_burst, rate_per_second)
     app[keys.SOCKETS] = weakref.WeakSet()
+    app[keys.CATALOGUE_JSON] = json.dumps(
+        catalogue_document(), ensure_ascii=False, separators=(",", ":")
+    )
     setup_routes(app)
     app.router.add_get("/api/games/{game_id}/ws", game_socket)
     setup_static(app)

@@ -21,30 +21,40 @@ def user_ref(session: Session) -> Any:
     return UserRef(user_id=session.user_id, name=session.name, language=session.language)
 
 
+# ServiceError codes (core.service.models) -> HTTP status.
+STATUS_OF_CODE = {
+    "not_found": 404,
+    "not_creator": 403,
+    "not_seated": 403,
+    "forbidden": 403,
+    "chat_busy": 409,
+    "not_in_lobby": 409,
+    "already_started": 409,
+    "already_finished": 409,
+    "lobby_full": 409,
+    "not_enough_players": 409,
+    "too_many_players": 422,
+    "invalid_config": 422,
+    "bad_setting": 422,
+    "busy": 503,
+}
+
+
 def _translate(exc: Exception) -> ApiError:
-    """Map a service exception to an HTTP error by its code/class, never by its text."""
-    code = str(getattr(exc, "code", "") or "")
-    name = type(exc).__name__.lower()
-    message = str(getattr(exc, "message", "") or exc) or code or name
-    if isinstance(exc, ApiError):
-        return exc
-    if code in ("not_found", "no_such_game", "unknown_game") or "notfound" in name:
-        return ApiError(404, "not_found", "no such game")
-    if isinstance(exc, KeyError | LookupError):
-        return ApiError(404, "not_found", "no such game")
-    if code in ("forbidden", "not_creator", "not_a_player", "not_seated") or isinstance(
-        exc, PermissionError
-    ) or "forbidden" in name or "permission" in name:
-        return ApiError(403, code or "forbidden", message)
-    if code == "invalid_config" or "configerror" in name:
-        return ApiError(422, "invalid_config", message)
-    if code:
-        return ApiError(409 if code in ("game_full", "already_started", "wrong_phase",
-                                        "already_seated", "not_in_lobby") else 422,
-                        code, message)
-    if isinstance(exc, ValueError):
-        return ApiError(422, "invalid_request", message)
-    raise exc
+    """Map a service exception to an HTTP error by its code, never by its text.
+
+    Anything without a code is a bug: re-raised, so the error middleware logs it and
+    answers a plain 500.
+    """
+    code = getattr(exc, "code", None)
+    if not isinstance(code, str) or not code:
+        raise exc
+    message = str(getattr(exc, "message", "") or code)
+    status = STATUS_OF_CODE.get(code, 422)
+    headers = {"Retry-After": "1"} if status == 503 else None
+    if status == 404:
+        message = "no such game"
+    return ApiError(status, code, message, headers=headers)
 
 
 @dataclasses.dataclass(slots=True)
@@ -70,13 +80,8 @@ class ServiceAdapter:
     ) -> dict[str, Any]:
         view = await self._call(
             "create_lobby", chat=None, creator=creator, edition=edition, options=options,
-            seats=seats,
+            seats=seats, computers=computers, level=level,
         )
-        game_id = view["game_id"]
-        for _ in range(computers):
-            view = await self._call("add_computer", game_id, creator.user_id, level)
-        if seats is not None and computers == seats - 1 and computers > 0:
-            view = await self._call("start", game_id, creator.user_id)
         return dict(view)
 
     async def join(self, game_id: str, user: Any) -> dict[str, Any]:
@@ -101,38 +106,27 @@ class ServiceAdapter:
         self, game_id: str, user_id: int, move: dict[str, Any], version: int
     ) -> dict[str, Any]:
         result = await self._call("submit", game_id, user_id, move, version)
-        status = getattr(result, "status", None)
-        if status is None and isinstance(result, dict):
-            return result
         return {
-            "status": str(status),
+            "status": str(result.status),
             "view": getattr(result, "view", None),
             "reason": getattr(result, "reason", None),
             "message": getattr(result, "message", None),
         }
 
-    async def log(self, game_id: str, user_id: int, since: int) -> list[dict[str, Any]]:
-        if hasattr(self.service, "log"):
-            return list(await self._call("log", game_id, user_id, since=since))
-        view = await self.view(game_id, user_id)
-        return [e for e in view.get("log", []) if int(e.get("version", 0)) > since]
+    async def log(self, game_id: str, since: int) -> list[dict[str, Any]]:
+        """The public log is the same for every caller (RULES §8 "everyone")."""
+        return list(await self._call("log", game_id, since))
+
+    async def touch(self, game_id: str, user_id: int) -> None:
+        """Mark the user present (the views' ``online`` flag); never fails a request."""
+        with contextlib.suppress(Exception):
+            await self.service.touch(game_id, user_id)
 
     async def healthy(self) -> bool:
-        for name in ("healthy", "ping"):
-            probe = getattr(self.service, name, None)
-            if probe is not None:
-                try:
-                    return bool(await probe())
-                except Exception:
-                    return False
-        store = getattr(self.service, "store", None)
-        ping = getattr(store, "ping", None)
-        if ping is not None:
-            try:
-                return bool(await ping()) is not False
-            except Exception:
-                return False
-        return True
+        try:
+            return bool(await self.service.store.ping())
+        except Exception:
+            return False
 
     async def listen(self, game_id: str) -> AsyncIterator[int]:
         stream = self.service.listen(game_id)

@@ -24,6 +24,9 @@ TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
          ".svg": "image/svg+xml", ".json": "application/json"}
 
 
+TELEGRAM_SCRIPT = b'<script defer src="https://telegram.org/js/telegram-web-app.js"></script>'
+
+
 @dataclass(frozen=True, slots=True)
 class Asset:
     body: bytes
@@ -38,7 +41,10 @@ class StaticCache:
         self.root = root
         self._assets: dict[str, Asset] = {}
 
-    def get(self, name: str) -> Asset | None:
+    def get(self, name: str, *, local: bool = False) -> Asset | None:
+        """``local``: the page without Telegram's script (local mode has no internet to wait on)."""
+        if local:
+            return self._local_variant(name)
         path = self.root / name
         try:
             mtime = path.stat().st_mtime
@@ -57,8 +63,24 @@ class StaticCache:
         return asset
 
 
-def _serve(request: web.Request, name: str) -> web.Response:
-    asset = request.app[keys.STATIC].get(name)
+    def _local_variant(self, name: str) -> Asset | None:
+        base = self.get(name)
+        if base is None:
+            return None
+        key = "local:" + name
+        cached = self._assets.get(key)
+        if cached is not None and cached.mtime == base.mtime:
+            return cached
+        body = base.body.replace(TELEGRAM_SCRIPT, b"")
+        gz = gzip.compress(body, 9, mtime=0)
+        etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+        asset = Asset(body, gz, etag, base.content_type, base.mtime)
+        self._assets[key] = asset
+        return asset
+
+
+def _serve(request: web.Request, name: str, *, local: bool = False) -> web.Response:
+    asset = request.app[keys.STATIC].get(name, local=local)
     if asset is None:
         raise web.HTTPNotFound(reason="no such file")
     headers = {"ETag": asset.etag, "Cache-Control": "no-cache", "Vary": "Accept-Encoding"}
@@ -74,7 +96,7 @@ def _serve(request: web.Request, name: str) -> web.Response:
 
 
 async def index(request: web.Request) -> web.Response:
-    return _serve(request, "index.html")
+    return _serve(request, "index.html", local=request.app[keys.SETTINGS].local_mode)
 
 
 async def static_file(request: web.Request) -> web.Response:

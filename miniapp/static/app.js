@@ -1,0 +1,279 @@
+// The Mini App page: state, flow and wiring. Rules live on the server: every choice offered
+// here comes from the view's legal_moves, and the server has the last word on every move.
+import * as api from "./api.js";
+import { Board, loadCards } from "./board.js";
+import { LANGS, language, pickLanguage, setLanguage, t } from "./i18n.js";
+import * as tg from "./tg.js";
+import * as ui from "./ui.js";
+
+const $ = (sel) => document.querySelector(sel);
+export const S = {
+  gameId: null, view: null, catalogue: { cards: {}, look: null }, sel: null, cell: null, goal: null,
+  rotated: false, choice: null, discard: false, picked: [], busy: false, live: null, shownEnd: null,
+  replay: null, knownGoals: 0, local: false,
+};
+window.__sab = S; // for tests and debugging: state only, no secrets beyond this player's view
+
+let board;
+
+function params() {
+  const q = new URLSearchParams(location.search);
+  return { code: q.get("code"), game: q.get("game") };
+}
+
+function gameFromStart(session) {
+  const sp = (session && session.start_param) || tg.unsafe().start_param || null;
+  return sp && /^[A-Za-z0-9_-]{1,64}$/.test(sp) ? sp : null;
+}
+
+async function boot() {
+  tg.start();
+  setLanguage(pickLanguage((tg.unsafe().user || {}).language_code));
+  ui.renderStatic();
+  board = new Board($("#board"), { onTap });
+  const { code, game } = params();
+  if (code) history.replaceState(null, "", location.pathname + (game ? `?game=${encodeURIComponent(game)}` : ""));
+  const [, cat] = await Promise.all([loadCards(), api.catalogue().catch(() => null)]);
+  if (cat) {
+    S.catalogue = cat;
+    board.setCatalogue(cat);
+  }
+  let session = null;
+  try {
+    session = await api.signIn(code);
+  } catch (e) {
+    ui.message(e.status === 401 ? t("sessionExpired") : t("error"));
+    return;
+  }
+  if (!session) {
+    ui.message(t("sessionExpired"));
+    return;
+  }
+  S.local = !!session.local;
+  if (!(tg.unsafe().user || {}).language_code && session.language) setLanguage(pickLanguage(session.language));
+  ui.renderStatic();
+  const id = game || gameFromStart(session);
+  if (id) await openGame(id);
+  else await ui.noGame();
+}
+
+export async function openGame(id) {
+  if (S.live) S.live.stop();
+  S.gameId = id;
+  S.view = null;
+  S.shownEnd = null;
+  board.fitted = false;
+  resetChoice();
+  if (new URLSearchParams(location.search).get("game") !== id) {
+    history.replaceState(null, "", `${location.pathname}?game=${encodeURIComponent(id)}`);
+  }
+  await refetch();
+  S.live = api.live(id, {
+    onOpen: () => refetch(),
+    onVersion: (v) => { if (!S.view || v > S.view.version) refetch(); },
+    onDown: () => ui.connection(false),
+  });
+}
+
+let fetching = null;
+export async function refetch() {
+  if (!S.gameId) return;
+  if (fetching) return fetching;
+  fetching = (async () => {
+    try {
+      const view = await api.getView(S.gameId);
+      setView(view);
+      ui.connection(true);
+    } catch (e) {
+      if (e.status === 404) ui.message(t("noGame"));
+      else if (e.status === 401) ui.message(t("sessionExpired"));
+      else ui.toast(t("error"));
+    } finally {
+      fetching = null;
+    }
+  })();
+  return fetching;
+}
+
+export function setView(view) {
+  const old = S.view;
+  if (old && old.game_id === view.game_id && view.version < old.version) return;
+  const changed = !old || old.version !== view.version;
+  S.view = view;
+  if (changed) {
+    const hand = new Set(((view.you && view.you.hand) || []).map((c) => c.id));
+    if (S.sel && !hand.has(S.sel)) resetChoice();
+    S.picked = S.picked.filter((id) => hand.has(id));
+    if (S.choice && !findLegal(S.choice)) S.choice = null;
+  }
+  const known = ((view.you && view.you.known_goals) || []).length;
+  if (old && known > S.knownGoals) ui.flipGoal(view.you.known_goals[known - 1]);
+  S.knownGoals = known;
+  render();
+  if ((view.status === "round_over" || view.status === "finished") &&
+      S.shownEnd !== `${view.round}:${view.status}`) {
+    S.shownEnd = `${view.round}:${view.status}`;
+    ui.roundEnd(view);
+  }
+}
+
+// --- choices ---------------------------------------------------------------------------
+
+const legal = () => (S.view && S.view.legal_moves) || [];
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const findLegal = (mv) => legal().find((m) => same(m, mv));
+export const movesOf = (cardId) => legal().filter((m) => m.card === cardId);
+
+export function resetChoice() {
+  S.sel = null; S.cell = null; S.goal = null; S.rotated = false; S.choice = null;
+  S.discard = false; S.picked = [];
+}
+
+export function selectCard(id) {
+  if (S.discard) {
+    const i = S.picked.indexOf(id);
+    if (i >= 0) S.picked.splice(i, 1);
+    else if (S.picked.length < maxDiscard()) S.picked.push(id);
+    S.choice = null;
+    tg.haptic.select();
+    render();
+    return;
+  }
+  const keep = S.sel === id;
+  resetChoice();
+  if (!keep) {
+    S.sel = id;
+    const moves = movesOf(id);
+    if (moves.length === 1 && ["theft"].includes(moves[0].type)) S.choice = moves[0];
+    tg.haptic.select();
+  }
+  render();
+}
+
+export function maxDiscard() {
+  return Math.max(0, ...legal().filter((m) => m.type === "discard").map((m) => m.cards.length));
+}
+
+export function toggleDiscard() {
+  const on = !S.discard;
+  resetChoice();
+  S.discard = on;
+  render();
+}
+
+export function choose(mv) {
+  S.choice = same(S.choice, mv) ? null : mv;
+  render();
+}
+
+function onTap({ x, y, goal }) {
+  if (S.replay || !S.sel) return;
+  const moves = movesOf(S.sel);
+  const kind = moves.length ? moves[0].type : null;
+  if (kind === "place_path") {
+    const here = moves.filter((m) => m.x === x && m.y === y);
+    if (!here.length) return;
+    if (S.cell && S.cell[0] === x && S.cell[1] === y) {
+      const other = here.find((m) => m.rotated !== S.rotated);
+      if (other) { S.rotated = other.rotated; tg.haptic.select(); }
+    } else {
+      S.cell = [x, y];
+      S.rotated = here.some((m) => !m.rotated) ? false : true;
+    }
+  } else if (kind === "rockfall") {
+    if (!moves.some((m) => m.x === x && m.y === y)) return;
+    S.cell = [x, y];
+  } else if (kind === "map") {
+    const g = goal !== null && goal !== undefined ? goal
+      : ((S.view.goals || []).find((gg) => gg.x === x && gg.y === y) || {}).goal;
+    if (g === undefined || !moves.some((m) => m.goal === g)) return;
+    S.goal = g;
+  } else {
+    return;
+  }
+  render();
+}
+
+// The move the player has put together, or null.
+export function pending() {
+  if (S.discard) {
+    if (S.choice) return S.choice;
+    const cards = [...S.picked].sort();
+    return findLegal({ type: "discard", cards }) || null;
+  }
+  if (S.choice) return S.choice;
+  if (!S.sel) return null;
+  const moves = movesOf(S.sel);
+  if (S.cell) {
+    return moves.find((m) => m.x === S.cell[0] && m.y === S.cell[1] &&
+      (m.type !== "place_path" || m.rotated === S.rotated)) || null;
+  }
+  if (S.goal !== null) return moves.find((m) => m.type === "map" && m.goal === S.goal) || null;
+  return null;
+}
+
+export async function send(mv) {
+  if (!mv || S.busy || !S.view) return;
+  S.busy = true;
+  ui.busy(true);
+  try {
+    const view = await api.move(S.gameId, S.view.version, mv);
+    if (mv.type === "place_path") tg.haptic.light();
+    else tg.haptic.success();
+    resetChoice();
+    setView(view);
+  } catch (e) {
+    tg.haptic.error();
+    if (e.status === 409 && e.view) {
+      ui.toast(t("stalePlay"));
+      resetChoice();
+      setView(e.view);
+    } else if (e.status === 422) {
+      ui.toast(t("illegal", { why: t(`reasons.${e.reason}`) || e.reason }));
+    } else {
+      ui.toast(e.message || t("error"));
+    }
+  } finally {
+    S.busy = false;
+    ui.busy(false);
+  }
+}
+
+export async function lobbyAction(action) {
+  try {
+    setView(await api.lobby(S.gameId, action));
+  } catch (e) {
+    tg.haptic.error();
+    ui.toast(e.message || t("error"));
+  }
+}
+
+export async function newGame(edition, seats) {
+  try {
+    const made = await api.createGame({ edition, seats, computer_seats: seats - 1, options: {} });
+    ui.closeOverlay();
+    await openGame(made.game_id);
+  } catch (e) {
+    ui.toast(e.message || t("error"));
+  }
+}
+
+export function setLang(code) {
+  setLanguage(code, true);
+  ui.renderStatic();
+  render();
+}
+export { LANGS, language };
+
+export function render() {
+  if (!S.view) return;
+  const marks = S.replay ? ui.replayMarks() : ui.boardMarks();
+  board.render(S.replay ? S.replay.view : S.view, marks);
+  ui.render();
+}
+
+export const fit = () => board.fit();
+export const zoom = (f) => board.zoom(f);
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
+else boot();

@@ -1,0 +1,260 @@
+// The maze as SVG: cards from cards.js (shared look), targets that glow, a ghost card,
+// pan with one finger, pinch-zoom with two, wheel zoom; taps reported to the app.
+import * as tg from "./tg.js";
+
+let C = {};
+export async function loadCards() {
+  try { C = await import("./cards.js"); } catch (e) { C = {}; }
+}
+
+const NS = "http://www.w3.org/2000/svg";
+const DEFAULT_LOOK = { card: { w: 100, h: 150, gap: 6, radius: 7, band_w: 34 },
+  colours: { rock: "#4a3b33", earth: "#d9a764", rock_edge: "#2a211c", empty_outline: "#6e625a",
+             legal_glow: "#7cf29a", route: "#ffd54a", goal_back: "#2d4a6b", goal_mark: "#e8c547" } };
+const EDGE = { N: [0.5, 0], E: [1, 0.5], S: [0.5, 1], W: [0, 0.5] };
+const FLIP = { N: "S", S: "N", E: "W", W: "E" };
+
+function fallbackCard(card, o) {
+  const k = o.look.colours;
+  let s = `<g><rect x="${o.x}" y="${o.y}" width="${o.w}" height="${o.h}" rx="6" fill="${k.rock}" stroke="${k.rock_edge}" stroke-width="3"/>`;
+  const cx = o.x + o.w / 2, cy = o.y + o.h / 2;
+  for (const g of card.groups || []) {
+    for (const e0 of String(g)) {
+      const e = o.rotated ? FLIP[e0] : e0;
+      const [fx, fy] = EDGE[e];
+      const ex = o.x + fx * o.w, ey = o.y + fy * o.h;
+      const end = g.length > 1 ? [cx, cy] : [ex + (cx - ex) * 0.4, ey + (cy - ey) * 0.4];
+      s += `<line x1="${ex}" y1="${ey}" x2="${end[0]}" y2="${end[1]}" stroke="${k.earth}" stroke-width="${o.w * 0.3}"/>`;
+    }
+  }
+  return s + "</g>";
+}
+
+function safe(fn, fallback, ...args) {
+  if (typeof fn === "function") {
+    try { const out = fn(...args); if (typeof out === "string") return out; } catch (e) { /* draw the fallback */ }
+  }
+  return fallback(...args);
+}
+
+export class Board {
+  constructor(svg, { onTap }) {
+    this.svg = svg;
+    this.onTap = onTap;
+    this.look = DEFAULT_LOOK;
+    this.cards = {};
+    this.vb = null;
+    this.pointers = new Map();
+    this.fitted = false;
+    this._bind();
+  }
+
+  setCatalogue(cat) {
+    this.cards = cat.cards || {};
+    if (cat.look) this.look = cat.look;
+  }
+
+  get pitch() {
+    const c = this.look.card;
+    return [c.w + c.gap, c.h + c.gap];
+  }
+
+  cardMarkup(id, x, y, rotated, highlight) {
+    const [px, py] = this.pitch;
+    const entry = this.cards[id] || { id, groups: [] };
+    const o = { rotated: !!rotated, look: this.look, x: x * px, y: y * py, w: this.look.card.w, h: this.look.card.h, highlight: !!highlight };
+    return safe(C.cardSvg, fallbackCard, entry, o);
+  }
+
+  goalBack(x, y, highlight) {
+    const [px, py] = this.pitch;
+    const o = { look: this.look, x: x * px, y: y * py, w: this.look.card.w, h: this.look.card.h, highlight: !!highlight };
+    return safe(C.goalBackSvg, (oo) => `<rect x="${oo.x}" y="${oo.y}" width="${oo.w}" height="${oo.h}" rx="6" fill="${this.look.colours.goal_back}"/><text x="${oo.x + oo.w / 2}" y="${oo.y + oo.h / 2 + 14}" font-size="48" text-anchor="middle" fill="${this.look.colours.goal_mark}">?</text>`, o);
+  }
+
+  emptyCell(x, y) {
+    const [px, py] = this.pitch;
+    const o = { look: this.look, x: x * px, y: y * py, w: this.look.card.w, h: this.look.card.h };
+    return safe(C.emptyCellSvg, (oo) => `<rect x="${oo.x + 2}" y="${oo.y + 2}" width="${oo.w - 4}" height="${oo.h - 4}" rx="6" fill="none" stroke="${this.look.colours.empty_outline}" stroke-dasharray="6 6" stroke-width="2"/>`, o);
+  }
+
+  // Cells to frame at open: start, goals, every card, every target.
+  bounds(view, marks) {
+    let x0 = 0, x1 = 8, y0 = -2, y1 = 2;
+    const add = (x, y) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); };
+    for (const c of view.board || []) add(c.x, c.y);
+    for (const [x, y] of (marks && marks.cells) || []) add(x, y);
+    return { x0, x1, y0, y1 };
+  }
+
+  render(view, marks = {}) {
+    this.view = view;
+    const [px, py] = this.pitch;
+    const { w, h } = this.look.card;
+    const occupied = new Set((view.board || []).map((c) => `${c.x},${c.y}`));
+    const goalCells = new Map((view.goals || []).map((g) => [`${g.x},${g.y}`, g]));
+    const route = new Set(((marks.route) || []).map(([x, y]) => `${x},${y}`));
+    const parts = [];
+    // faint outlines where a card could go: empty cells next to a placed card
+    const empty = new Set();
+    for (const c of view.board || []) {
+      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const k = `${c.x + dx},${c.y + dy}`;
+        if (!occupied.has(k) && !goalCells.has(k)) empty.add(k);
+      }
+    }
+    for (const k of empty) {
+      const [x, y] = k.split(",").map(Number);
+      parts.push(this.emptyCell(x, y));
+    }
+    for (const c of view.board || []) {
+      parts.push(`<g class="card" data-card-cell="${c.x},${c.y}">${this.cardMarkup(c.card, c.x, c.y, c.rotated, route.has(`${c.x},${c.y}`))}</g>`);
+    }
+    const known = new Map(((view.you && view.you.known_goals) || []).map((g) => [g.goal, g.kind]));
+    for (const g of view.goals || []) {
+      if (g.revealed || occupied.has(`${g.x},${g.y}`)) continue;
+      parts.push(`<g class="goal" data-goal="${g.goal}">${this.goalBack(g.x, g.y, false)}`);
+      if (known.has(g.goal)) {
+        const gold = known.get(g.goal) === "gold";
+        const cx = g.x * px + w / 2, cy = g.y * py + h - 22;
+        parts.push(`<g class="peek peek-${gold ? "gold" : "stone"}"><rect x="${cx - 40}" y="${cy - 16}" width="80" height="30" rx="15" fill="${gold ? "#ffcc33" : "#9a9a9a"}" stroke="#000" stroke-width="2"/><text x="${cx}" y="${cy + 6}" font-size="18" font-weight="700" text-anchor="middle" fill="#1a1a1a">${gold ? "★ GOLD" : "STONE"}</text></g>`);
+      }
+      parts.push("</g>");
+    }
+    // targets of the selected card
+    const glow = this.look.colours.legal_glow || "#7cf29a";
+    for (const [x, y] of marks.cells || []) {
+      const sel = marks.selected && marks.selected[0] === x && marks.selected[1] === y;
+      parts.push(`<rect class="target${sel ? " selected" : ""}" data-cell="${x},${y}" x="${x * px + 3}" y="${y * py + 3}" width="${w - 6}" height="${h - 6}" rx="8" fill="${glow}" fill-opacity="0.25" stroke="${glow}" stroke-width="6"/>`);
+    }
+    for (const [x, y] of marks.cardTargets || []) {
+      const sel = marks.selected && marks.selected[0] === x && marks.selected[1] === y;
+      parts.push(`<rect class="target card-target${sel ? " selected" : ""}" data-cell="${x},${y}" x="${x * px + 3}" y="${y * py + 3}" width="${w - 6}" height="${h - 6}" rx="8" fill="#ff5252" fill-opacity="${sel ? 0.45 : 0.15}" stroke="#ff5252" stroke-width="6"/>`);
+    }
+    for (const gi of marks.goalTargets || []) {
+      const g = (view.goals || []).find((gg) => gg.goal === gi);
+      if (!g) continue;
+      const sel = marks.selectedGoal === gi;
+      parts.push(`<rect class="target goal-target${sel ? " selected" : ""}" data-goal="${gi}" x="${g.x * px + 3}" y="${g.y * py + 3}" width="${w - 6}" height="${h - 6}" rx="8" fill="${glow}" fill-opacity="${sel ? 0.45 : 0.2}" stroke="${glow}" stroke-width="6"/>`);
+    }
+    if (marks.ghost) {
+      const gh = marks.ghost;
+      parts.push(`<g class="ghost" data-cell="${gh.x},${gh.y}" opacity="0.85">${this.cardMarkup(gh.card, gh.x, gh.y, gh.rotated, true)}</g>`);
+    }
+    for (const k of route) {
+      const [x, y] = k.split(",").map(Number);
+      parts.push(`<rect class="route" x="${x * px - 2}" y="${y * py - 2}" width="${w + 4}" height="${h + 4}" rx="9" fill="none" stroke="${this.look.colours.route || "#ffd54a"}" stroke-width="${this.look.card.route_w || 7}"/>`);
+    }
+    this.svg.innerHTML = parts.join("");
+    this.svg.dataset.cards = String((view.board || []).length);
+    if (!this.fitted || marks.refit) {
+      this.fit(this.bounds(view, marks));
+      this.fitted = true;
+    } else {
+      this._apply();
+    }
+  }
+
+  fit(b) {
+    b = b || this.bounds(this.view || {}, {});
+    const [px, py] = this.pitch;
+    const pad = 0.25;
+    this.vb = { x: (b.x0 - pad) * px, y: (b.y0 - pad) * py,
+      w: (b.x1 - b.x0 + 1 + 2 * pad) * px - this.look.card.gap, h: (b.y1 - b.y0 + 1 + 2 * pad) * py - this.look.card.gap };
+    this.home = { ...this.vb };
+    this._apply();
+  }
+
+  _apply() {
+    if (!this.vb) return;
+    const v = this.vb;
+    this.svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
+  }
+
+  _scale() {
+    const r = this.svg.getBoundingClientRect();
+    return Math.max(this.vb.w / (r.width || 1), this.vb.h / (r.height || 1));
+  }
+
+  _toSvg(cx, cy) {
+    const r = this.svg.getBoundingClientRect();
+    const s = this._scale();
+    // preserveAspectRatio xMidYMid meet: the content is centred
+    const ox = (r.width * s - this.vb.w) / 2, oy = (r.height * s - this.vb.h) / 2;
+    return [this.vb.x - ox + (cx - r.left) * s, this.vb.y - oy + (cy - r.top) * s];
+  }
+
+  zoom(factor, cx, cy) {
+    if (!this.vb) return;
+    const home = this.home || this.vb;
+    const minW = this.look.card.w * 1.6;
+    const maxW = Math.max(home.w, home.h * 1.5) * 2.5;
+    const nw = Math.min(maxW, Math.max(minW, this.vb.w * factor));
+    const f = nw / this.vb.w;
+    const [sx, sy] = cx === undefined ? [this.vb.x + this.vb.w / 2, this.vb.y + this.vb.h / 2] : this._toSvg(cx, cy);
+    this.vb = { x: sx - (sx - this.vb.x) * f, y: sy - (sy - this.vb.y) * f, w: this.vb.w * f, h: this.vb.h * f };
+    this._apply();
+  }
+
+  _bind() {
+    const svg = this.svg;
+    svg.addEventListener("pointerdown", (e) => {
+      svg.setPointerCapture(e.pointerId);
+      this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+      if (this.pointers.size === 1) {
+        this.down = { x: e.clientX, y: e.clientY, moved: 0 };
+        tg.swipes.off();
+      } else if (this.down) {
+        this.down.moved = 1e9; // a pinch is never a tap
+      }
+    });
+    svg.addEventListener("pointermove", (e) => {
+      const p = this.pointers.get(e.pointerId);
+      if (!p || !this.vb) return;
+      if (this.pointers.size === 1) {
+        const s = this._scale();
+        const dx = e.clientX - p.x, dy = e.clientY - p.y;
+        if (this.down) this.down.moved += Math.abs(dx) + Math.abs(dy);
+        if (!this.down || this.down.moved > 8) {
+          this.vb.x -= dx * s;
+          this.vb.y -= dy * s;
+          this._apply();
+        }
+      } else if (this.pointers.size === 2) {
+        const [a, b] = [...this.pointers.values()];
+        const before = Math.hypot(a.x - b.x, a.y - b.y);
+        p.x = e.clientX; p.y = e.clientY;
+        const [a2, b2] = [...this.pointers.values()];
+        const after = Math.hypot(a2.x - b2.x, a2.y - b2.y);
+        if (before > 0 && after > 0) this.zoom(before / after, (a2.x + b2.x) / 2, (a2.y + b2.y) / 2);
+        return;
+      }
+      p.x = e.clientX; p.y = e.clientY;
+    });
+    const up = (e) => {
+      if (!this.pointers.has(e.pointerId)) return;
+      this.pointers.delete(e.pointerId);
+      if (this.pointers.size === 0) {
+        tg.swipes.on();
+        if (this.down && this.down.moved <= 8 && e.type === "pointerup") this._tap(e.clientX, e.clientY);
+        this.down = null;
+      }
+    };
+    svg.addEventListener("pointerup", up);
+    svg.addEventListener("pointercancel", up);
+    svg.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      this.zoom(Math.exp(e.deltaY * 0.0015), e.clientX, e.clientY);
+    }, { passive: false });
+  }
+
+  _tap(cx, cy) {
+    const [sx, sy] = this._toSvg(cx, cy);
+    const [px, py] = this.pitch;
+    const x = Math.floor(sx / px), y = Math.floor(sy / py);
+    const el = document.elementFromPoint(cx, cy);
+    const goalEl = el && el.closest && el.closest("[data-goal]");
+    const goal = goalEl ? Number(goalEl.dataset.goal) : null;
+    this.onTap({ x, y, goal });
+  }
+}
