@@ -1,0 +1,65 @@
+"""callback_data strings: short, public, and free of private information.
+
+Every group member's client receives the callback_data of a group message, and Telegram
+caps it at 64 bytes. So a button carries only a kind, a game id prefix, the version it
+was drawn for and small indexes into the presser's own view (which the server rebuilds
+when the button is pressed) — never a card, a role or a goal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GID_LEN = 16
+MAX_BYTES = 64
+
+# kinds
+CARD = "c"  # private: a hand slot chosen -> list its legal moves (arg: slot, page)
+MOVE = "m"  # private: submit legal_moves[index]
+HAND = "h"  # private: back to the hand
+REFRESH = "r"  # private: redraw the panel for the current version
+LOBBY = "L"  # group: lobby action (arg: action[, value])
+SECRETS = "S"  # group: "my secrets" alert
+NOOP = "x"  # a label button
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    kind: str
+    game: str  # a game id prefix (resolved against the chat's or the user's games)
+    version: int
+    args: tuple[str, ...] = ()
+
+    def arg(self, i: int, default: str = "") -> str:
+        return self.args[i] if i < len(self.args) else default
+
+    def int_arg(self, i: int, default: int = 0) -> int:
+        try:
+            return int(self.arg(i))
+        except ValueError:
+            return default
+
+
+def encode(kind: str, game_id: str, version: int = 0, *args: object) -> str:
+    data = ":".join([kind, game_id[:GID_LEN], str(version), *map(str, args)])
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback_data too long: {data!r}")
+    return data
+
+
+def decode(data: str | None) -> Callback | None:
+    """Parse a callback string; None for anything malformed (answered, then ignored)."""
+    if not data:
+        return None
+    parts = data.split(":")
+    if len(parts) < 3 or not parts[0] or not parts[1]:
+        return None
+    try:
+        version = int(parts[2])
+    except ValueError:
+        return None
+    return Callback(parts[0], parts[1], version, tuple(parts[3:]))
+
+
+def matches(game_id: str, prefix: str) -> bool:
+    return game_id[:GID_LEN] == prefix

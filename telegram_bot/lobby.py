@@ -1,0 +1,136 @@
+"""Lobby buttons on the group's lobby message: leave, start, settings, computers, cancel.
+
+The lobby message itself is drawn only by the notifier (one writer, budgeted); a button
+changes the lobby through the service (or flips the message's mode) and pokes it.
+Creator-only actions are also allowed to group admins (``force``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from telegram_bot.callbacks import Callback
+from telegram_bot.commands import cancel_game, is_admin
+from telegram_bot.deps import BotDeps, deps_of
+from telegram_bot.i18n import LANGUAGES, Translator
+from telegram_bot.keyboards import OPTIONS, turn_time_next
+from telegram_bot.port import BotError
+
+SERVICE_LANG = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
+EXTEND_S = 60
+
+
+async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
+                   data: Callback, t: Translator) -> None:
+    deps = deps_of(context)
+    query = update.callback_query
+    user = update.effective_user
+    assert query is not None and user is not None
+    action = data.arg(0)
+    notifier = deps.notifier
+    if action == "lv":
+        try:
+            await deps.port.leave(game_id, user.id)
+        except BotError as exc:
+            await query.answer(t.reason(exc.code), show_alert=True)
+            return
+        await query.answer("🚪 " + t.gettext("You left the lobby."))
+    elif action == "cx":
+        code = await cancel_game(update, context, game_id)
+        await query.answer(t.reason(code) if code else "✖", show_alert=bool(code))
+    elif action == "ex":
+        data_now = await deps.runtime.get_game_data(game_id)
+        at = max(int(data_now.get("autostart", "0") or 0), int(time.time())) + EXTEND_S
+        await deps.runtime.set_game_data(game_id, "autostart", str(at))
+        await query.answer("⏱ +" + t.gettext("{s} s", s=EXTEND_S))
+    elif action in ("se", "bk"):
+        if not await _may_configure(update, context, deps, game_id, user.id):
+            await query.answer(t.reason("not_creator"), show_alert=True)
+            return
+        await deps.runtime.set_game_data(game_id, "lobby_mode",
+                                         "settings" if action == "se" else "main")
+        await query.answer()
+    elif action == "st":
+        await _creator_action(query, update, context, deps, game_id, t, "start")
+        return
+    elif action == "ai":
+        await _creator_action(query, update, context, deps, game_id, t, "add_computer")
+        return
+    elif action in ("ed", "rd", "tt", "lg", "op"):
+        await _setting(query, update, context, deps, game_id, t, action, data)
+        return
+    else:
+        await query.answer()
+        return
+    if notifier is not None:
+        notifier.poke(game_id)
+
+
+async def _may_configure(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDeps,
+                         game_id: str, user_id: int) -> bool:
+    return user_id == await deps.port.creator_of(game_id) or await is_admin(
+        update, context, user_id)
+
+
+async def _creator_action(query: CallbackQuery, update: Update,
+                          context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, game_id: str,
+                          t: Translator, name: str, **kwargs: object) -> bool:
+    """Run a creator-only service action; group admins may too (``force``)."""
+    user = update.effective_user
+    assert user is not None
+    fn = getattr(deps.port, name)
+    try:
+        await fn(game_id, user.id, **kwargs)
+    except BotError as exc:
+        if exc.code != "not_creator" or not await is_admin(update, context, user.id):
+            await query.answer(t.reason(exc.code), show_alert=True)
+            return False
+        try:
+            await fn(game_id, user.id, force=True, **kwargs)
+        except BotError as exc2:
+            await query.answer(t.reason(exc2.code), show_alert=True)
+            return False
+    await query.answer("✓")
+    if deps.notifier is not None:
+        deps.notifier.poke(game_id)
+    return True
+
+
+async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.DEFAULT_TYPE,
+                   deps: BotDeps, game_id: str, t: Translator, action: str,
+                   data: Callback) -> None:
+    view = await deps.port.view(game_id, None)
+    if view is None:
+        await query.answer(t.reason("not_found"), show_alert=True)
+        return
+    edition = str(view.get("edition", "classic"))
+    options = dict(view.get("options") or {})
+    settings = view.get("settings") or {}
+    change: dict[str, object] = {}
+    if action == "ed":
+        change["edition"] = "expansion" if edition == "classic" else "classic"
+    elif action == "rd":
+        change["rounds"] = int(options.get("rounds", 3)) % 3 + 1
+    elif action == "tt":
+        nxt = turn_time_next(settings.get("turn_time"))
+        change["turn_time"] = nxt or None
+    elif action == "lg":
+        current = (await deps.chat_language(query.message.chat.id, view)
+                   if query.message else "en")
+        nxt_lang = LANGUAGES[(LANGUAGES.index(current) + 1) % len(LANGUAGES)]
+        change["language"] = SERVICE_LANG[nxt_lang]
+        if query.message is not None and await _may_configure(update, context, deps, game_id,
+                                                              query.from_user.id):
+            await deps.runtime.set_pref(f"c:{query.message.chat.id}", nxt_lang)
+    elif action == "op":
+        names = OPTIONS.get(edition, ())
+        i = data.int_arg(1, -1)
+        if not 0 <= i < len(names):
+            await query.answer()
+            return
+        name = names[i]
+        change["options"] = {name: not options.get(name, False)}
+    await _creator_action(query, update, context, deps, game_id, t, "configure", **change)

@@ -1,0 +1,410 @@
+"""Telegram output for game changes: each side effect once, the group within budget.
+
+The service publishes "game G is at version V" (principle 6). Every worker hears it; each
+effect is claimed (``claim_once``) under a key naming what it is — the deal of round r,
+the prompt of version V, the reveal of round r, the final scores — so it happens once
+whatever the number of workers, and a missed intermediate version loses nothing (the
+next view still shows the latest state). The group's one board message is redrawn by a
+per-game loop that coalesces changes (latest version wins) and waits for the chat's token
+bucket, so a game never exceeds the group limit (principles 8, 9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import time
+from typing import Any
+
+from telegram import Bot, InputMediaPhoto
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, RetryAfter, TelegramError
+
+from telegram_bot import keyboards as kb
+from telegram_bot import texts
+from telegram_bot.deps import BotDeps
+from telegram_bot.i18n import Translator
+from telegram_bot.panels import send_panel, send_private
+from telegram_bot.port import BotError, SeatUser
+
+log = logging.getLogger(__name__)
+
+
+class Notifier:
+    def __init__(self, bot: Bot, deps: BotDeps, *, autostart_s: int = 180,
+                 warn_before_s: int = 15) -> None:
+        self.bot = bot
+        self.deps = deps
+        self.autostart_s = autostart_s
+        self.warn_before_s = warn_before_s
+        self._dirty: set[str] = set()
+        self._workers: dict[str, asyncio.Task[None]] = {}
+        self._board_dirty: set[str] = set()
+        self._board_tasks: dict[str, asyncio.Task[None]] = {}
+        self._lobbies: set[str] = set()
+        self._warn_tasks: dict[str, asyncio.Task[None]] = {}
+        self._picture_hash: dict[str, str] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._watch: dict[str, asyncio.Task[None]] = {}
+
+    # ------------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        feed = self.deps.port.changes()
+        if feed is not None:
+            self._tasks.append(asyncio.create_task(self._consume(feed)))
+        self._tasks.append(asyncio.create_task(self._sweep()))
+        hook = getattr(self.deps.port.service, "on_turn_warning", None)
+        if callable(hook):
+            with contextlib.suppress(Exception):
+                hook(self._service_warning)
+                self.warn_before_s = -1  # the service warns; no local timers
+
+    async def stop(self) -> None:
+        tasks = [*self._tasks, *self._workers.values(), *self._board_tasks.values(),
+                 *self._warn_tasks.values(), *self._watch.values()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _consume(self, feed: Any) -> None:
+        async for change in feed:
+            self.poke(str(change.game_id))
+
+    def watch(self, game_id: str) -> None:
+        """Follow one game when the service offers no global change feed."""
+        self._lobbies.add(game_id)
+        if self.deps.port.changes() is not None or game_id in self._watch:
+            return
+        listen = getattr(self.deps.port.service, "listen", None)
+        if listen is None:
+            return
+
+        async def follow() -> None:
+            async for _ in listen(game_id):
+                self.poke(game_id)
+
+        self._watch[game_id] = asyncio.create_task(follow())
+
+    def poke(self, game_id: str) -> None:
+        """Something changed in this game: process it (coalesced, one worker per game)."""
+        self._dirty.add(game_id)
+        task = self._workers.get(game_id)
+        if task is None or task.done():
+            self._workers[game_id] = asyncio.create_task(self._work(game_id))
+
+    async def _work(self, game_id: str) -> None:
+        while game_id in self._dirty:
+            self._dirty.discard(game_id)
+            try:
+                await self._process(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("notifier failed for game %s", game_id)
+
+    # ------------------------------------------------------------------ processing
+    async def _process(self, game_id: str) -> None:
+        port = self.deps.port
+        sv = await port.view(game_id, None)
+        if sv is None:
+            self._lobbies.discard(game_id)
+            await self._close_lobby(game_id, started=False)
+            return
+        status = sv.get("status")
+        self.request_board(game_id)
+        if status == "lobby":
+            self._lobbies.add(game_id)
+            data = await self.deps.runtime.get_game_data(game_id)
+            if "autostart" not in data:
+                at = int(time.time()) + self.autostart_s
+                await self.deps.runtime.set_game_data(game_id, "autostart", str(at))
+            return
+        self._lobbies.discard(game_id)
+        seats = await port.seats(game_id)
+        humans = [s for s in seats if s.user_id is not None and not s.computer]
+        version = int(sv.get("version", 0))
+        rnd = int(sv.get("round", 1))
+        runtime = self.deps.runtime
+        if status in ("playing", "stealing", "round_over") and await runtime.claim(
+                f"deal:{game_id}:{rnd}"):
+            for s in humans:
+                if s.auto:
+                    continue
+                title = "🎲 " + (await self._tr(s)).gettext("Round {r} begins.", r=rnd)
+                if sv.get("current_seat") == s.seat:
+                    await runtime.claim(f"prompt:{game_id}:{version}")
+                await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
+                                 title=title, name=s.name)
+        await self._timeouts(game_id, sv, seats)
+        await self._takeovers(game_id, seats)
+        current = sv.get("current_seat")
+        if status in ("playing", "stealing") and current is not None:
+            actor = next((s for s in humans if s.seat == current and not s.auto), None)
+            if actor is not None:
+                if await runtime.claim(f"prompt:{game_id}:{version}"):
+                    await send_panel(self.bot, self.deps, game_id, int(actor.user_id or 0),
+                                     name=actor.name)
+                self._arm_warning(game_id, version, sv, actor)
+        if status in ("round_over", "finished") and sv.get("round_result") and \
+                await runtime.claim(f"reveal:{game_id}:{rnd}"):
+            await self._send_group(game_id, lambda t: texts.round_result_text(t, sv))
+            if status == "round_over":
+                for s in humans:
+                    if not s.auto:
+                        await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
+                                         name=s.name)
+        if status == "finished" and await runtime.claim(f"final:{game_id}"):
+            await self._send_group(game_id, lambda t: texts.final_text(t, sv))
+            for s in humans:
+                t = await self._tr(s)
+                await send_private(self.bot, self.deps, int(s.user_id or 0),
+                                   texts.final_text(t, sv))
+
+    async def _tr(self, s: SeatUser) -> Translator:
+        return Translator(await self.deps.user_language_by_id(int(s.user_id or 0)))
+
+    async def _timeouts(self, game_id: str, sv: dict, seats: list[SeatUser]) -> None:
+        version = int(sv.get("version", 0))
+        for entry in sv.get("log") or []:
+            if not entry.get("timeout"):
+                continue
+            v = int(entry.get("version", entry.get("seq", 0)) or 0)
+            if v < version - 5:
+                continue
+            seat = next((s for s in seats if s.seat == entry.get("seat")), None)
+            if seat is None or seat.user_id is None or seat.computer:
+                continue
+            if await self.deps.runtime.claim(f"timeout:{game_id}:{v}:{seat.seat}"):
+                t = await self._tr(seat)
+                await send_private(self.bot, self.deps, seat.user_id,
+                                   "⌛ " + t.gettext("Your time ran out: I played for you "
+                                                    "(a card was discarded)."))
+
+    async def _takeovers(self, game_id: str, seats: list[SeatUser]) -> None:
+        data = await self.deps.runtime.get_game_data(game_id)
+        before = set(json.loads(data.get("auto", "[]")))
+        now = {s.seat for s in seats if s.auto and not s.computer}
+        if now == before:
+            return
+        await self.deps.runtime.set_game_data(game_id, "auto", json.dumps(sorted(now)))
+        for s in seats:
+            if s.seat in now - before and s.user_id is not None and await self.deps.runtime.claim(
+                    f"auto:{game_id}:{s.seat}:{len(before)}:{sorted(now)}"):
+                t = await self._tr(s)
+                await send_panel(self.bot, self.deps, game_id, s.user_id, name=s.name,
+                                 title="🤖 " + t.gettext(
+                                     "The computer plays your seat now. Press “Take my "
+                                     "seat back” to play again."))
+
+    # ------------------------------------------------------------------ warnings
+    def _arm_warning(self, game_id: str, version: int, sv: dict, actor: SeatUser) -> None:
+        deadline = sv.get("turn_deadline")
+        if not deadline or self.warn_before_s < 0:
+            return
+        at = _parse_deadline(deadline)
+        if at is None:
+            return
+        old = self._warn_tasks.pop(game_id, None)
+        if old is not None:
+            old.cancel()
+        left = at - time.time()
+        warn_at = max(left / 2, left - self.warn_before_s)
+        if left <= 1:
+            return
+
+        async def fire() -> None:
+            await asyncio.sleep(warn_at)
+            now = await self.deps.port.view(game_id, None)
+            if now is None or int(now.get("version", 0)) != version:
+                return
+            await self._warn(game_id, version, int(actor.user_id or 0), int(left - warn_at))
+
+        self._warn_tasks[game_id] = asyncio.create_task(fire())
+
+    async def _service_warning(self, warning: Any) -> None:
+        deadline_ms = int(getattr(warning, "deadline_ms", 0))
+        left = max(1, int(deadline_ms / 1000 - time.time()))
+        await self._warn(str(warning.game_id), int(warning.version), int(warning.user_id), left)
+
+    async def _warn(self, game_id: str, version: int, user_id: int, left: int) -> None:
+        if not await self.deps.runtime.claim(f"warn:{game_id}:{version}"):
+            return
+        t = Translator(await self.deps.user_language_by_id(user_id))
+        await send_private(self.bot, self.deps, user_id, "⏳ " + t.gettext(
+            "Hurry: {s} s left for your move.", s=left))
+
+    # ------------------------------------------------------------------ lobby timers
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            for game_id in list(self._lobbies):
+                with contextlib.suppress(Exception):
+                    await self._autostart(game_id)
+
+    async def _autostart(self, game_id: str) -> None:
+        data = await self.deps.runtime.get_game_data(game_id)
+        at = int(data.get("autostart", "0") or 0)
+        if not at or time.time() < at:
+            return
+        sv = await self.deps.port.view(game_id, None)
+        if sv is None or sv.get("status") != "lobby":
+            self._lobbies.discard(game_id)
+            return
+        low = texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]
+        if len(sv.get("seats", [])) < low:
+            return
+        if not await self.deps.runtime.claim(f"autostart:{game_id}:{at}"):
+            return
+        creator = await self.deps.port.creator_of(game_id)
+        try:
+            await self.deps.port.start(game_id, int(creator or 0))
+        except BotError as exc:
+            log.info("auto-start of %s refused: %s", game_id, exc.code)
+
+    # ------------------------------------------------------------------ group output
+    async def _send_group(self, game_id: str, render: Any) -> None:
+        chat = await self.deps.port.chat_of(game_id)
+        if chat is None:
+            return
+        t = await self.deps.tr_chat(chat.chat_id)
+        await self.deps.runtime.acquire(chat.chat_id)
+        try:
+            await self.bot.send_message(chat.chat_id, render(t), parse_mode=ParseMode.HTML,
+                                        message_thread_id=chat.topic_id)
+        except TelegramError:
+            log.exception("group message for %s failed", game_id)
+
+    def request_board(self, game_id: str) -> None:
+        """Redraw the group's message for this game soon (coalesced, budgeted)."""
+        self._board_dirty.add(game_id)
+        task = self._board_tasks.get(game_id)
+        if task is None or task.done():
+            self._board_tasks[game_id] = asyncio.create_task(self._board_loop(game_id))
+
+    async def _board_loop(self, game_id: str) -> None:
+        chat = await self.deps.port.chat_of(game_id)
+        if chat is None:
+            self._board_dirty.discard(game_id)
+            return
+        while game_id in self._board_dirty:
+            await self.deps.runtime.acquire(chat.chat_id)
+            self._board_dirty.discard(game_id)
+            try:
+                await self._draw(game_id, chat.chat_id, chat.topic_id)
+            except RetryAfter as exc:
+                self._board_dirty.add(game_id)
+                await asyncio.sleep(float(_seconds(exc.retry_after)))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("board update failed for %s", game_id)
+
+    async def _draw(self, game_id: str, chat_id: int, topic_id: int | None) -> None:
+        sv = await self.deps.port.view(game_id, None)
+        if sv is None:
+            await self._close_lobby(game_id, started=False)
+            return
+        t = await self.deps.tr_chat(chat_id, sv)
+        data = await self.deps.runtime.get_game_data(game_id)
+        if sv.get("status") == "lobby":
+            await self._draw_lobby(game_id, chat_id, topic_id, sv, t, data)
+            return
+        if "lobby_msg" in data and await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
+            with contextlib.suppress(TelegramError):
+                await self.bot.edit_message_text(texts.lobby_closed_text(t, True), chat_id,
+                                                 int(data["lobby_msg"]))
+            await self.deps.runtime.acquire(chat_id)
+        caption = texts.board_caption(t, sv)
+        markup = kb.board_keyboard(t, game_id, self.deps.bot_username,
+                                   self.deps.settings.miniapp_short_name)
+        picture, _mime = await self._picture(sv)
+        digest = hashlib.sha1(picture).hexdigest()
+        board_msg = data.get("board_msg")
+        if board_msg is None:
+            if not await self.deps.runtime.claim(f"boardmsg:{game_id}", 3600):
+                return
+            msg = await self.bot.send_photo(chat_id, picture, caption=caption,
+                                            parse_mode=ParseMode.HTML, reply_markup=markup,
+                                            message_thread_id=topic_id)
+            await self.deps.runtime.set_game_data(game_id, "board_msg", str(msg.message_id))
+            self._picture_hash[game_id] = digest
+            return
+        try:
+            if self._picture_hash.get(game_id) == digest:
+                await self.bot.edit_message_caption(chat_id, int(board_msg), caption=caption,
+                                                    parse_mode=ParseMode.HTML,
+                                                    reply_markup=markup)
+            else:
+                await self.bot.edit_message_media(
+                    InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
+                    chat_id, int(board_msg), reply_markup=markup)
+            self._picture_hash[game_id] = digest
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                raise
+
+    async def _picture(self, sv: dict) -> tuple[bytes, str]:
+        from telegram_bot.board_picture import render_board_async
+
+        result: tuple[bytes, str] = await render_board_async(
+            sv, font_path=self.deps.settings.board_font)
+        return result
+
+    async def _draw_lobby(self, game_id: str, chat_id: int, topic_id: int | None, sv: dict,
+                          t: Translator, data: dict[str, str]) -> None:
+        turn_time = (sv.get("settings") or {}).get("turn_time")
+        at = int(data.get("autostart", "0") or 0)
+        text = texts.lobby_text(t, sv, autostart_in=int(at - time.time()) if at else None,
+                                turn_time=turn_time)
+        if data.get("lobby_mode") == "settings":
+            markup = kb.settings_keyboard(t, sv, turn_time, t.language)
+        else:
+            markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
+        lobby_msg = data.get("lobby_msg")
+        if lobby_msg is None:
+            if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
+                return
+            msg = await self.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
+                                              reply_markup=markup, message_thread_id=topic_id)
+            await self.deps.runtime.set_game_data(game_id, "lobby_msg", str(msg.message_id))
+            return
+        try:
+            await self.bot.edit_message_text(text, chat_id, int(lobby_msg),
+                                             parse_mode=ParseMode.HTML, reply_markup=markup)
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                raise
+
+    async def _close_lobby(self, game_id: str, *, started: bool) -> None:
+        data = await self.deps.runtime.get_game_data(game_id)
+        chat = await self.deps.port.chat_of(game_id)
+        if chat is None or "lobby_msg" not in data or "board_msg" in data:
+            return
+        if not await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
+            return
+        t = await self.deps.tr_chat(chat.chat_id)
+        await self.deps.runtime.acquire(chat.chat_id)
+        with contextlib.suppress(TelegramError):
+            await self.bot.edit_message_text(texts.lobby_closed_text(t, started),
+                                             chat.chat_id, int(data["lobby_msg"]))
+
+
+def _seconds(value: Any) -> float:
+    return float(value.total_seconds()) if hasattr(value, "total_seconds") else float(value)
+
+
+def _parse_deadline(value: Any) -> float | None:
+    """turn_deadline as epoch seconds (ISO string or milliseconds)."""
+    if isinstance(value, int | float):
+        return float(value) / (1000.0 if value > 1e11 else 1.0)
+    try:
+        from datetime import datetime
+
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None

@@ -1,0 +1,323 @@
+"""Words for views: lobby text, board caption, private panels, move labels, results.
+
+Every function takes a view (API.md) and a Translator. Group texts are built from the
+spectator view only (``seat=None``), so they cannot contain what a player may not know;
+private texts take that player's own view.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from telegram_bot.i18n import Translator
+
+GOAL_ROWS = {0: -2, 1: 0, 2: 2}
+TOOL_ICON = {"pickaxe": "⛏", "lantern": "🔦", "cart": "🛒"}
+FRONT_ICON = {"BREAK_PICKAXE": "⛏✖", "BREAK_LANTERN": "🔦✖", "BREAK_CART": "🛒✖",
+              "TRAPPED": "⛓", "THEFT": "💰"}
+LOBBY_LIMITS = {"classic": (3, 10), "expansion": (2, 12)}
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text), quote=False)
+
+
+def seat_name(view: dict[str, Any], seat: int | None) -> str:
+    if seat is None:
+        return "—"
+    for s in view.get("seats", []):
+        if s.get("seat") == seat:
+            return str(s.get("name") or f"#{seat + 1}")
+    return f"#{seat + 1}"
+
+
+def goal_name(t: Translator, goal: int) -> str:
+    names = {0: t.gettext("top goal"), 1: t.gettext("middle goal"),
+             2: t.gettext("bottom goal")}
+    return names.get(goal, t.gettext("goal {n}", n=goal + 1))
+
+
+def turn_time_text(t: Translator, seconds: int | None) -> str:
+    if not seconds:
+        return t.gettext("no limit")
+    if seconds % 60 == 0 and seconds >= 60:
+        return t.gettext("{m} min", m=seconds // 60)
+    return t.gettext("{s} s", s=seconds)
+
+
+def options_summary(t: Translator, view: dict[str, Any]) -> str:
+    opts = view.get("options") or {}
+    on = [t.pgettext("option", k) for k, v in sorted(opts.items())
+          if v is True and k != "rounds"]
+    return ", ".join(on) if on else t.gettext("standard rules")
+
+
+# ---------------------------------------------------------------- lobby (group)
+def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None = None,
+               turn_time: int | None = None) -> str:
+    edition = str(view.get("edition", "classic"))
+    low, high = LOBBY_LIMITS.get(edition, (2, 12))
+    settings = view.get("settings") or {}
+    low = int(settings.get("min_players", low))
+    high = int(settings.get("max_players", high))
+    seats = view.get("seats", [])
+    names = [esc(s.get("name")) + (" 🤖" if s.get("computer") else "") for s in seats]
+    lines = [
+        "⛏ <b>" + t.gettext("Saboteur — new game") + "</b>",
+        t.gettext("Edition: {edition}", edition=t.pgettext("edition", edition)),
+        t.gettext("Rounds: {n}", n=view.get("rounds", 3))
+        + " · " + t.gettext("Turn time: {time}", time=turn_time_text(t, turn_time)),
+        t.gettext("Options: {options}", options=options_summary(t, view)),
+        "",
+        t.gettext("Players ({n}/{max}):", n=len(seats), max=high),
+        *(f"{i + 1}. {n}" for i, n in enumerate(names)),
+        "",
+    ]
+    if len(seats) < low:
+        lines.append(t.gettext("At least {n} players are needed.", n=low))
+    lines.append(t.gettext("Press “Join”: I open our private chat, where your role and "
+                           "cards will come."))
+    if autostart_in is not None and len(seats) >= low:
+        lines.append(t.gettext("Starts by itself in {s} s.", s=max(0, autostart_in)))
+    return "\n".join(lines)
+
+
+def lobby_closed_text(t: Translator, started: bool) -> str:
+    if started:
+        return "⛏ " + t.gettext("The game has started: the board is below.")
+    return "⛏ " + t.gettext("This lobby was closed.")
+
+
+# ---------------------------------------------------------------- board (group)
+def front_icons(seat: dict[str, Any]) -> str:
+    return "".join(FRONT_ICON.get(str(c), "") for c in seat.get("in_front") or [])
+
+
+def board_caption(t: Translator, view: dict[str, Any]) -> str:
+    """The group caption: public facts only (the spectator view holds nothing else)."""
+    status = view.get("status")
+    edition = t.pgettext("edition", str(view.get("edition", "classic")))
+    head = "⛏ <b>" + t.gettext("Round {r}/{n}", r=view.get("round", 1),
+                                 n=view.get("rounds", 3)) + f"</b> · {esc(edition)}"
+    lines = [head]
+    current = view.get("current_seat")
+    if status in ("playing", "stealing") and current is not None:
+        who = esc(seat_name(view, current))
+        if status == "stealing":
+            lines.append("💰 " + t.gettext("{name} is stealing.", name=who))
+        else:
+            lines.append("▶ " + t.gettext("{name}'s turn.", name=who))
+    elif status == "round_over":
+        lines.append("🏁 " + t.gettext("The round is over."))
+    elif status == "finished":
+        lines.append("🏆 " + t.gettext("The game is over."))
+    rows = []
+    for s in view.get("seats", []):
+        mark = "▶" if s.get("seat") == current and status in ("playing", "stealing") else "·"
+        extra = front_icons(s)
+        if s.get("has_gold"):
+            extra += "🪙"
+        if s.get("computer"):
+            extra += "🤖"
+        role = s.get("role")
+        role_text = f" ({esc(t.role(role))})" if role else ""
+        gold = s.get("gold")
+        gold_text = f" — {gold} 🪙" if gold is not None else ""
+        rows.append(f"{mark} {esc(s.get('name'))}{role_text} 🂠{s.get('hand_size', 0)} "
+                    f"{extra}{gold_text}".rstrip())
+    lines.extend(rows)
+    lines.append(t.gettext("Deck: {deck} · Discarded: {discard}",
+                           deck=view.get("deck_size", 0), discard=view.get("discard_size", 0)))
+    last = last_event(t, view)
+    if last:
+        lines.append("📝 " + last)
+    text = "\n".join(lines)
+    return text if len(text) <= 1000 else text[:997] + "…"
+
+
+def last_event(t: Translator, view: dict[str, Any]) -> str | None:
+    log = view.get("log") or []
+    for entry in reversed(log):
+        text = event_text(t, view, entry)
+        if text:
+            return text
+    return None
+
+
+def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | None:
+    """One public log entry in words (unknown codes are skipped, never guessed)."""
+    who = esc(seat_name(view, e.get("seat")))
+    target = esc(seat_name(view, e.get("target_seat")))
+    card = esc(t.card(str(e.get("card", "")))) if e.get("card") else ""
+    code = str(e.get("code") or "")
+    timeout = " ⌛" if e.get("timeout") else ""
+    if code == "path_placed":
+        return t.gettext("{who} placed {card} at ({x}, {y}).", who=who, card=card,
+                         x=e.get("x"), y=e.get("y"))
+    if code in ("tool_broken", "tool_repaired", "hands_off", "freed", "trapped",
+                "hands_swapped", "inspected", "hats_swapped"):
+        return t.gettext("{who} played {card} on {target}.", who=who, card=card,
+                         target=target)
+    if code == "rockfall":
+        return t.gettext("{who} caused a rockfall at ({x}, {y}).", who=who,
+                         x=e.get("x"), y=e.get("y"))
+    if code == "map_used":
+        return t.gettext("{who} looked at the {goal}.", who=who,
+                         goal=goal_name(t, int(e.get("goal", 1))))
+    if code == "theft_laid":
+        return t.gettext("{who} laid a theft card.", who=who)
+    if code in ("passed", "discarded_to_remove"):
+        n = int(e.get("count") or 1)
+        return t.ngettext("{who} passed (discarded {n} card).",
+                          "{who} passed (discarded {n} cards).", n, who=who) + timeout
+    if code == "stole":
+        if e.get("target_seat") is None:
+            return t.gettext("{who} found nobody to steal from.", who=who) + timeout
+        return t.gettext("{who} stole from {target}.", who=who, target=target) + timeout
+    if code == "round_started":
+        return t.gettext("Round {r} started.", r=e.get("round", view.get("round", 1)))
+    if code == "round_ended":
+        return t.gettext("The round is over.")
+    if code == "game_finished":
+        return t.gettext("The game is over.")
+    return None
+
+
+def round_result_text(t: Translator, view: dict[str, Any]) -> str:
+    """Round-end reveal for the group (public at round end: RULES §8)."""
+    rr = view.get("round_result") or {}
+    winners = str(rr.get("winners") or "nobody")
+    lines = ["🏁 <b>" + t.gettext("Round {r} is over.", r=view.get("round", 1)) + "</b>",
+             t.gettext("Winners: {side}.", side=t.pgettext("side", winners))]
+    gold_goal = rr.get("gold_goal")
+    if gold_goal is not None:
+        lines.append(t.gettext("The gold was under the {goal}.",
+                               goal=goal_name(t, int(gold_goal))))
+    roles = rr.get("roles") or [s.get("role") for s in view.get("seats", [])]
+    for s in view.get("seats", []):
+        i = s.get("seat", 0)
+        role = roles[i] if isinstance(roles, list) and i < len(roles) else s.get("role")
+        if isinstance(role, dict):
+            role = role.get("role")
+        lines.append(f"• {esc(s.get('name'))}: {esc(t.role(role))}")
+    return "\n".join(lines)
+
+
+def final_text(t: Translator, view: dict[str, Any]) -> str:
+    seats = view.get("seats", [])
+    final = view.get("final") or {}
+    gold = final.get("gold") if isinstance(final, dict) else None
+    totals = [(s.get("gold") if s.get("gold") is not None else
+               (gold[s["seat"]] if isinstance(gold, list) else 0)) or 0 for s in seats]
+    best = max(totals) if totals else 0
+    lines = ["🏆 <b>" + t.gettext("Final scores") + "</b>"]
+    order = sorted(range(len(seats)), key=lambda i: -totals[i])
+    for i in order:
+        crown = "👑 " if totals[i] == best else ""
+        lines.append(f"{crown}{esc(seats[i].get('name'))}: {totals[i]} 🪙")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- private
+def hand_lines(t: Translator, view: dict[str, Any]) -> list[str]:
+    you = view.get("you") or {}
+    return [f"{i + 1}. {t.card(str(c.get('card')))}" for i, c in enumerate(you.get("hand") or [])]
+
+
+def secrets_text(t: Translator, view: dict[str, Any]) -> str:
+    """What only this player knows: role, peeked goals, inspected roles."""
+    you = view.get("you") or {}
+    parts = [t.gettext("Your role: {role}", role=t.role(you.get("role")))]
+    for g in you.get("known_goals") or []:
+        kind = t.gettext("gold") if g.get("kind") == "gold" else t.gettext("stone")
+        parts.append(t.gettext("{goal}: {kind}", goal=goal_name(t, int(g.get("goal", 0))),
+                               kind=kind))
+    for r in you.get("known_roles") or []:
+        stale = " (?)" if r.get("stale") else ""
+        parts.append(f"{seat_name(view, r.get('seat'))}: {t.role(r.get('role'))}{stale}")
+    if you.get("gold") is not None:
+        parts.append(t.gettext("Your gold: {n}", n=you.get("gold")))
+    return "\n".join(parts)
+
+
+def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) -> str:
+    you = view.get("you") or {}
+    lines = []
+    if title:
+        lines.append(title)
+    lines.append("⛏ " + t.gettext("Round {r}/{n}", r=view.get("round", 1),
+                                   n=view.get("rounds", 3)))
+    lines.append("🎭 " + esc(t.gettext("Your role: {role}", role=t.role(you.get("role")))))
+    for g in you.get("known_goals") or []:
+        kind = "🪙 " + t.gettext("gold") if g.get("kind") == "gold" else "🪨 " + t.gettext(
+            "stone")
+        lines.append("🗺 " + t.gettext("{goal}: {kind}",
+                                       goal=goal_name(t, int(g.get("goal", 0))), kind=kind))
+    for r in you.get("known_roles") or []:
+        lines.append("🔍 " + esc(f"{seat_name(view, r.get('seat'))}: {t.role(r.get('role'))}"))
+    hand = hand_lines(t, view)
+    if hand:
+        lines.append("🂠 " + t.gettext("Your hand:"))
+        lines.extend(esc(h) for h in hand)
+    status = view.get("status")
+    current = view.get("current_seat")
+    seat = you.get("seat")
+    if view.get("legal_moves"):
+        if status == "round_over":
+            lines.append("🏁 " + t.gettext("The round is over. Ready for the next one?"))
+        elif status == "stealing":
+            lines.append("💰 " + t.gettext("Choose whom to steal from."))
+        elif current == seat:
+            lines.append("▶ <b>" + t.gettext("Your turn!") + "</b> "
+                         + t.gettext("Choose a card."))
+    elif status in ("playing", "stealing") and current is not None:
+        lines.append(t.gettext("Waiting for {name}.", name=esc(seat_name(view, current))))
+    return "\n".join(lines)
+
+
+def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+    """A short button label for one legal move of this player."""
+    kind = move.get("type")
+    hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
+    card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
+    target = seat_name(view, move.get("target_seat"))
+    if kind == "place_path":
+        turn = " ↻" if move.get("rotated") else ""
+        return t.gettext("at ({x}, {y})", x=move.get("x"), y=move.get("y")) + turn
+    if kind == "repair_tool":
+        return f"→ {target} ({TOOL_ICON.get(str(move.get('tool')), '')} "\
+               f"{t.tool(str(move.get('tool')))})"
+    if kind in ("break_tool", "hands_off", "swap_hand", "inspect", "swap_hats", "trap",
+                "free"):
+        return f"→ {target}"
+    if kind == "rockfall":
+        return t.gettext("remove ({x}, {y})", x=move.get("x"), y=move.get("y"))
+    if kind == "map":
+        return "🗺 " + goal_name(t, int(move.get("goal", 1)))
+    if kind == "theft":
+        return t.gettext("Lay in front of me")
+    if kind == "discard":
+        names = [t.card(str(hand.get(c, ""))) for c in move.get("cards") or []]
+        return "🗑 " + t.gettext("Discard {cards}", cards=" + ".join(names))
+    if kind == "discard_to_remove":
+        names = [t.card(str(hand.get(c, ""))) for c in move.get("cards") or []]
+        return "🗑 " + t.gettext("Discard {cards}, remove {what}", cards=" + ".join(names),
+                                 what=t.card(str(move.get("remove"))))
+    if kind == "steal":
+        if move.get("target_seat") is None:
+            return t.gettext("Steal nothing")
+        return "💰 " + t.gettext("Steal from {name}", name=target)
+    if kind == "next_round":
+        return "✅ " + t.gettext("Ready for the next round")
+    if kind == "take_seat_back":
+        return "🙋 " + t.gettext("Take my seat back")
+    return card or str(kind)
+
+
+def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+    hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
+    card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
+    label = move_label(t, view, move)
+    return "✔ " + (f"{card} {label}" if card and move.get("type") not in (
+        "discard", "discard_to_remove") else label)
