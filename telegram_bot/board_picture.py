@@ -30,6 +30,7 @@ from telegram_bot import card_art
 from telegram_bot.fonts import Font, load_font
 
 SS = 2                      # supersampling factor
+PNG_COLOURS = 128           # palette of the PNG candidate
 LABELS_EN: dict[str, str] = {
     "round": "Round {round}/{rounds}",
     "deck": "Deck {deck}",
@@ -255,9 +256,14 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
 
 
 def _encode(img: Image.Image) -> tuple[bytes, str]:
-    """PNG or JPEG, whichever is smaller for this picture."""
+    """PNG or JPEG, whichever is smaller for this picture.
+
+    The art is flat colour, so a 128-colour palette PNG is crisp and usually a third of the
+    JPEG; JPEG still wins when a picture is unusually busy.
+    """
     png, jpg = io.BytesIO(), io.BytesIO()
-    img.save(png, format="PNG", optimize=False, compress_level=7)
+    palette = img.quantize(PNG_COLOURS, method=Image.Quantize.FASTOCTREE)
+    palette.save(png, format="PNG", optimize=False, compress_level=7)
     img.save(jpg, format="JPEG", quality=85, optimize=True, subsampling=0)
     if len(jpg.getvalue()) < len(png.getvalue()):
         return jpg.getvalue(), "image/jpeg"
@@ -278,7 +284,7 @@ def render_board(view: Mapping[str, Any], *, font_path: str | None = None,
     draw = ImageDraw.Draw(big)
     _draw_board(big, draw, pub, lay, font_path)
     _draw_strip(draw, pub, lay, words, font_path)
-    img = big.resize((lay.width, lay.height), Image.Resampling.LANCZOS)
+    img = big.reduce(SS)   # area average: the anti-aliasing, and much faster than LANCZOS
     return _encode(img)
 
 

@@ -201,6 +201,8 @@ def test_real_engine_spectator_view_renders() -> None:
         if engine.phase(state) != "playing":
             break
         seat = engine.actor(state)
+        if seat is None:
+            break
         moves = engine.legal_moves(state, seat)
         placing = [m for m in moves if m["type"] == "place_path"]
         state, _ = engine.apply_move(state, seat, (placing or moves)[0])
