@@ -176,6 +176,15 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
         {"shape": "circle", "c": [0.5, 0.64], "r": 0.15, "fill": "#ffcc33", "stroke": "#a06d00",
          "width": 0.04},
     ],
+    "gold": [  # has gold to steal (Saboteur 2 stealing phase)
+        {"shape": "polygon", "points": [[0.1, 0.78], [0.22, 0.52], [0.45, 0.46], [0.6, 0.6],
+                                        [0.56, 0.86], [0.22, 0.9]],
+         "fill": "#ffcc33", "stroke": "#a06d00", "width": 0.05},
+        {"shape": "polygon", "points": [[0.48, 0.5], [0.6, 0.24], [0.82, 0.2], [0.94, 0.42],
+                                        [0.86, 0.66], [0.62, 0.64]],
+         "fill": "#ffd54a", "stroke": "#a06d00", "width": 0.05},
+        {"shape": "circle", "c": [0.72, 0.36], "r": 0.05, "fill": "#fff3c4"},
+    ],
     "crystal": [  # the geologist's badge; same gem as on crystal cards
         {"shape": "polygon", "points": [[0.5, 0.08], [0.88, 0.38], [0.5, 0.94], [0.12, 0.38]],
          "fill": "#7ff0ff", "stroke": "#0b4a5a", "width": 0.06},

@@ -87,6 +87,7 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
     seats = [
         {"seat": num(s.get("seat")), "name": str(s.get("name") or f"#{i + 1}"),
          "hand_size": num(s.get("hand_size")),
+         "has_gold": s.get("has_gold") is True,   # public in Saboteur 2 (someone to rob)
          "in_front": [str(k) for k in s.get("in_front") or [] if str(k) in look.IN_FRONT_ICONS]}
         for i, s in enumerate(view.get("seats") or []) if isinstance(s, Mapping)
     ]
@@ -232,11 +233,12 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
                           (x + 8 * ss, mid + tri)], fill=COLOURS["strip_bg"])
         ink = COLOURS["strip_bg"] if turn else COLOURS["strip_text"]
         hint = COLOURS["strip_bg"] if turn else COLOURS["strip_hint"]
-        icons = seat["in_front"]
+        icons = [look.IN_FRONT_ICONS[k] for k in seat["in_front"]]
+        if seat["has_gold"] and pub["status"] == "stealing":
+            icons.insert(0, ("gold", False))
         icon = fp * 1.4
         right = x + col_w - 16 * ss
-        for kind in reversed(icons):
-            name, broken = look.IN_FRONT_ICONS[kind]
+        for name, broken in reversed(icons):
             right -= icon
             card_art.draw_icon(draw, right, mid - icon / 2, icon, name, broken)
             right -= 4 * ss

@@ -110,7 +110,7 @@ def test_nothing_private_is_drawn() -> None:
                       "known_goals": [{"goal": 0, "kind": "gold"}],
                       "known_roles": [{"seat": 4, "role": "GOLD_DIGGER", "stale": False}]}
     for s in private["seats"]:
-        s.update(role="SABOTEUR", gold=9, has_gold=True, hand=["S1_CROSS"], secret="x")
+        s.update(role="SABOTEUR", gold=9, hand=["S1_CROSS"], secret="x")
     private["goals"][0]["kind"] = "gold"           # known to a map peek, still face down
     private["legal_moves"] = [{"type": "discard", "cards": ["a1"]}]
     private["seed"] = 12345
@@ -122,6 +122,13 @@ def test_gold_route_is_highlighted_at_round_end() -> None:
     routed = spectator_view(5, 20, status="round_over",
                             route=[[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]])
     assert _differs(render_board(plain)[0], render_board(routed)[0]) > 5000
+
+
+def test_who_has_gold_shows_while_stealing() -> None:
+    a = spectator_view(6, 10, status="stealing")
+    b = copy.deepcopy(a)
+    b["seats"][1]["has_gold"] = True
+    assert _differs(render_board(a)[0], render_board(b)[0]) > 100
 
 
 def test_whose_turn_is_highlighted() -> None:
