@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from .board import GOAL_SET, GOAL_XY, LIMIT, START_KEY, key
-from .cards import CARD_INDEX, CARD_LIST, TOOLS
+from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC, TOOLS
 from .moves import BREAKS, EFFECT_MOVE, can_place_path
 from .reasons import IllegalMove, Reason
 from .state import GameState, RoundState
@@ -79,6 +79,8 @@ def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
         front = rs.in_front[t.seat]
         raise IllegalMove(Reason.TRAPPED if "TRAPPED" in front else Reason.TOOL_BROKEN)
     x, y, rot = m["x"], m["y"], m["rotated"]
+    if SYMMETRIC[idx]:
+        rot = False  # the same placement either way: stored upright
     o = 2 * idx + (1 if rot else 0)
     why = rs.board.check_place(o, x, y)
     if why is not None:

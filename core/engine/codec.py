@@ -8,10 +8,67 @@ from __future__ import annotations
 from typing import Any
 
 from .board import Board
+from .cards import CARD_INDEX, CARD_LIST
 from .config import OPTION_NAMES, GameConfig
 from .state import GameState, RoundState, round_table
 
 SCHEMA = 1
+
+# Log entries are stored positionally: [seq, seat, code number, *fields]; an entry whose keys
+# differ from its code's schema (e.g. a timeout flag) is stored as a plain dict.
+LOG_FIELDS: dict[str, tuple[str, ...]] = {
+    "path_placed": ("card", "x", "y", "rotated"),
+    "goal_revealed": ("goal", "x", "y", "card", "rotated", "kind"),
+    "tool_broken": ("card", "target_seat", "tool"),
+    "tool_repaired": ("card", "target_seat", "tool"),
+    "rockfall": ("card", "x", "y", "removed"),
+    "map_used": ("card", "goal"),
+    "passed": ("count",),
+    "discarded_to_remove": ("count", "remove"),
+    "theft_laid": ("card",),
+    "hands_off": ("card", "target_seat"),
+    "freed": ("card", "target_seat"),
+    "trapped": ("card", "target_seat"),
+    "hands_swapped": ("card", "target_seat"),
+    "inspected": ("card", "target_seat"),
+    "hats_swapped": ("card", "target_seat"),
+    "stole": ("target_seat",),
+    "ready": (),
+}
+CODES = tuple(LOG_FIELDS)
+CODE_NO = {c: i for i, c in enumerate(CODES)}
+CARD_FIELDS = ("card", "removed")
+BOOL_FIELDS = ("rotated",)
+
+
+def _enc_entry(e: dict[str, Any]) -> Any:
+    code = e.get("code")
+    fields = LOG_FIELDS.get(code) if isinstance(code, str) else None
+    if fields is None or len(e) != 3 + len(fields) or any(f not in e for f in fields):
+        return e
+    out: list[Any] = [e["seq"], e["seat"], CODE_NO[code]]
+    for f in fields:
+        v = e[f]
+        if f in CARD_FIELDS:
+            v = CARD_INDEX[v]
+        elif f in BOOL_FIELDS:
+            v = int(v)
+        out.append(v)
+    return out
+
+
+def _dec_entry(x: Any) -> dict[str, Any]:
+    if isinstance(x, dict):
+        return x
+    code = CODES[x[2]]
+    e: dict[str, Any] = {"seq": x[0], "seat": x[1], "code": code}
+    for f, v in zip(LOG_FIELDS[code], x[3:], strict=True):
+        if f in CARD_FIELDS:
+            v = CARD_LIST[v].id
+        elif f in BOOL_FIELDS:
+            v = bool(v)
+        e[f] = v
+    return e
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
@@ -31,7 +88,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "nuggets": state.nuggets,
         "ready": sorted(state.ready),
         "results": list(state.results),
-        "log": list(state.log),
+        "log": [_enc_entry(e) for e in state.log],
         "round": {
             "n": rs.number,
             "drawn": rs.drawn,
@@ -97,7 +154,7 @@ def state_from_json(d: dict[str, Any]) -> GameState:
         gold=tuple(d["gold"]),
         nuggets=d["nuggets"],
         rs=rs,
-        log=tuple(d["log"]),
+        log=tuple(_dec_entry(x) for x in d["log"]),
         results=tuple(d["results"]),
         ready=frozenset(d["ready"]),
     )

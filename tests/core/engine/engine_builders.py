@@ -84,8 +84,9 @@ def build(
             for seat, h in enumerate(new_hands)
         ]
         changes["hands"] = tuple(new_hands)
-    changes["board"] = make_board(cells, gold_at=gold_at, revealed=revealed,
-                                  bounded=cfg.bounded_board)
+    changes["board"] = make_board(
+        cells, gold_at=gold_at, revealed=revealed, bounded=cfg.bounded_board
+    )
     if roles is not None:
         changes["roles"] = tuple(roles)
     if pool is not None:
