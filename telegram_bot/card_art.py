@@ -164,7 +164,9 @@ def draw_card(pen: Pen, card: Card, rotated: bool, font: Font | None) -> None:
     """One face-up card (path, start or revealed goal) from its ``groups``."""
     turn = (lambda e: look.rotate_edge(e, True)) if rotated else (lambda e: e)
     groups = ["".join(turn(e) for e in g) for g in card.get("groups", [])]
-    ladder = bool(card.get("ladder"))
+    # start and ladder cards are sources: a ladder drawn, one-edge groups conduct (cards.json
+    # says ladder=true; the engine's catalogue says source=true)
+    ladder = bool(card.get("ladder") or card.get("source") or card.get("kind") == "start")
     pen.d.rounded_rectangle(pen.box(0, 0, CARD_W, CARD_H), radius=look.CARD_RADIUS * pen.s,
                             fill=COLOURS["rock"], outline=COLOURS["rock_edge"],
                             width=max(1, round(2 * pen.s)))

@@ -170,7 +170,9 @@ export function cardSvg(card, opts = {}) {
   const rotated = !!opts.rotated;
   const turn = (e) => (rotated ? OPP[e] : e);
   const groups = (card.groups || []).map((g) => [...letters(g)].map(turn).join(""));
-  const isLadder = !!card.ladder;
+  // the start card and ladder cards are sources: drawn with a ladder, their one-edge groups
+  // conduct (cards.json says ladder=true; the engine's catalogue says source=true)
+  const isLadder = !!(card.ladder || card.source || card.kind === "start");
   const [open, close] = frame(L, { ...opts, card: card.id });
   let out = open;
   out += `<rect class="rock" x="0" y="0" width="${c.w}" height="${c.h}" rx="${c.radius}" fill="${C.rock}" stroke="${C.rock_edge}" stroke-width="2"/>`;

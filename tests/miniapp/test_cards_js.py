@@ -7,7 +7,6 @@ card must have (from its groups) and saves screenshots to ``test-artifacts/``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ window.addEventListener("error", (e) => window.__errors.push(String(e.message)))
 import * as C from "/static/cards.js";
 try {
   const look = await (await fetch("/look.json")).json();
-  const cards = await (await fetch("/cards.json")).json();
+  const src = new URLSearchParams(location.search).get("src") || "file";
+  const cards = await (await fetch("/cards.json?src=" + src)).json();
   C.setLook(look);
   const W = 100, H = 150, G = 6, cols = 10;
   let parts = [], i = 0;
@@ -92,8 +92,8 @@ async def site() -> AsyncIterator[str]:
     async def look(_r: web.Request) -> web.Response:
         return web.json_response(look_json())
 
-    async def cards(_r: web.Request) -> web.Response:
-        return web.json_response(catalogue())
+    async def cards(request: web.Request) -> web.Response:
+        return web.json_response(_cards(request.query.get("src", "file")))
 
     app = web.Application()
     app.router.add_get("/", page)
@@ -129,11 +129,21 @@ COUNT_JS = """() => {
 }"""
 
 
+def _cards(src: str) -> dict[str, dict[str, Any]]:
+    """Path cards as cards.json has them, or as the Mini App serves them from the engine."""
+    if src == "engine":
+        from miniapp.catalogue import catalogue_document
+
+        served = catalogue_document()["cards"]
+        return {k: v for k, v in served.items() if v.get("category") != "action"}
+    return catalogue()
+
+
 def _expected(card: dict[str, Any]) -> dict[str, Any]:
     groups = card["groups"]
     multi = [g for g in groups if len(g) > 1]
     singles = [g for g in groups if len(g) == 1]
-    ladder = bool(card.get("ladder"))
+    ladder = bool(card.get("ladder") or card.get("source") or card["kind"] == "start")
     return {
         "tunnels": len(multi) + (len(singles) if ladder else 0),
         "stubs": 0 if ladder else len(singles),
@@ -150,20 +160,24 @@ def _expected(card: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def test_every_card_draws_in_chromium(browser: Any, site: str, screenshot: Any) -> None:
+@pytest.mark.parametrize("src", ["file", "engine"])
+async def test_every_card_draws_in_chromium(browser: Any, site: str, screenshot: Any,
+                                            src: str) -> None:
+    if src == "engine":
+        pytest.importorskip("core.engine")
     context = await browser.new_context(viewport={"width": 390, "height": 844},
                                         device_scale_factor=3)
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    await page.goto(site + "/")
+    await page.goto(f"{site}/?src={src}")
     await page.wait_for_function("window.__done === true", timeout=15000)
     errors += await page.evaluate("window.__errors")
     assert errors == []
 
     drawn = await page.evaluate(COUNT_JS)
-    cards = catalogue()
+    cards = _cards(src)
     assert set(drawn) == set(cards)
     for cid, card in cards.items():
         upright, turned = drawn[cid][:2]
@@ -185,6 +199,9 @@ async def test_every_card_draws_in_chromium(browser: Any, site: str, screenshot:
     cell = await page.locator("#maze-svg g.card[data-card='S2_BRIDGE']").bounding_box()
     assert cell is not None and cell["width"] >= 30
 
+    if src == "engine":
+        await context.close()
+        return
     await screenshot(page, "phone")
     await page.set_viewport_size({"width": 1100, "height": 1000})
     shot = await screenshot(page, "sheet")
@@ -209,4 +226,11 @@ async def test_missing_look_is_a_clear_error(page: Any, site: str) -> None:
       return C.cardSvg({id: 'M', kind: 'path', groups: [5, 2]}, {look});
     }""")
     assert svg.count('class="cap"') == 1 and 'data-group="NS"' in svg
-    json.dumps(svg)
+    # the engine's catalogue marks the start as a source rather than a ladder: same drawing
+    start = await page.evaluate("""async () => {
+      const C = await import('/static/cards.js');
+      const look = await (await fetch('/look.json')).json();
+      return C.cardSvg({id: 'S1_START', kind: 'start', groups: ['NESW'], ladder: false,
+                        source: true}, {look});
+    }""")
+    assert 'class="ladder"' in start and 'class="start-mark"' in start
