@@ -104,18 +104,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def redis_url() -> str:
     url = os.environ.get("TEST_REDIS_URL") or DEFAULT_REDIS_URL
     client = redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    error: redis.RedisError | None = None
     try:
         client.ping()
     except redis.RedisError as exc:
+        error = exc
+    finally:
+        client.close()
+    if error is not None:
         pytest.fail(
-            f"Redis is not reachable at {url} ({exc}).\n"
+            f"Redis is not reachable at {url} ({error}).\n"
             "Start one with: redis-server --daemonize yes --port 6379 --save '' "
             "--appendonly no\n"
             "(./dev test does that by itself), or point TEST_REDIS_URL at another Redis.",
             pytrace=False,
         )
-    finally:
-        client.close()
     return url
 
 
