@@ -27,7 +27,7 @@ from PIL import Image, ImageDraw
 from core import look
 from core.look import CARD_H, CARD_W, COLOURS
 from telegram_bot import card_art
-from telegram_bot.fonts import Font, load_font
+from telegram_bot.fonts import Font, load_font, printable
 
 SS = 2                      # supersampling factor
 PNG_COLOURS = 128           # palette of the PNG candidate
@@ -74,15 +74,21 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
     def num(v: Any) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) else None
 
+    def at(c: Any) -> bool:  # a well-formed cell entry (anything else is skipped)
+        return isinstance(c, Mapping) and num(c.get("x")) is not None \
+            and num(c.get("y")) is not None
+
+    def point(p: Any) -> bool:
+        return isinstance(p, list | tuple) and len(p) == 2 and all(num(v) is not None for v in p)
+
     board = [
-        {"x": int(c["x"]), "y": int(c["y"]), "card": str(c["card"]),
-         "rotated": bool(c.get("rotated"))}
-        for c in view.get("board") or [] if isinstance(c, Mapping)
+        {"x": c["x"], "y": c["y"], "card": str(c.get("card")), "rotated": bool(c.get("rotated"))}
+        for c in view.get("board") or [] if at(c)
     ]
     goals = [
-        {"x": int(g["x"]), "y": int(g["y"]), "revealed": bool(g.get("revealed")),
+        {"x": g["x"], "y": g["y"], "revealed": bool(g.get("revealed")),
          "kind": g.get("kind") if g.get("revealed") else None}
-        for g in view.get("goals") or [] if isinstance(g, Mapping)
+        for g in view.get("goals") or [] if at(g)
     ]
     seats = [
         {"seat": num(s.get("seat")), "name": str(s.get("name") or f"#{i + 1}"),
@@ -93,15 +99,15 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
     ]
     result = view.get("round_result")
     route = result.get("route") if isinstance(result, Mapping) else None
+    route = [p for p in route if point(p)] if isinstance(route, list) else []
     return {
         "board": board, "goals": goals, "seats": seats,
         "current_seat": num(view.get("current_seat")), "round": num(view.get("round")),
         "rounds": num(view.get("rounds")), "deck_size": num(view.get("deck_size")),
         "status": str(view.get("status") or ""),
-        "route": [(int(p[0]), int(p[1])) for p in route or [] if len(p) == 2],
-        "round_result": None,
-    } | ({"round_result": {"route": [[int(p[0]), int(p[1])] for p in route if len(p) == 2]}}
-         if route else {})
+        "route": [(p[0], p[1]) for p in route],
+        "round_result": {"route": [[p[0], p[1]] for p in route]} if route else None,
+    }
 
 
 class _Layout:
@@ -253,7 +259,9 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
                                    radius=3 * ss, fill=COLOURS["goal_back"],
                                    outline=COLOURS["goal_back_edge"], width=max(1, 2 * ss))
         left = x + (8 * ss + fp * 0.8 if turn else 8 * ss)
-        name = _fit(draw, seat["name"], bold if turn else font, right - left - 10 * ss)
+        face = bold if turn else font
+        name = _fit(draw, printable(seat["name"], face) or f"#{i + 1}", face,
+                    right - left - 10 * ss)
         draw.text((left, mid), name, fill=ink, font=bold if turn else font, anchor="lm")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -64,3 +65,36 @@ def load_font(size: int, *, bold: bool = False, override: str | None = None) -> 
         return ImageFont.truetype(path, size=size, index=index)
     except OSError:  # a single-face file given with the collection's face index
         return ImageFont.truetype(path, size=size)
+
+
+def _glyph(font: Font, ch: str) -> bytes:
+    return bytes(font.getmask(ch))
+
+
+def printable(text: str, font: Font) -> str:
+    """``text`` without the characters ``font`` would draw as a box (tofu).
+
+    Telegram names often carry emoji and symbols that no CJK text font has; dropping them
+    reads better than a row of boxes.  Invisible joiners and variation selectors go too.
+    """
+    if not isinstance(font, ImageFont.FreeTypeFont):
+        return text
+    cached = _TOFU.get(id(font))
+    if cached is None:
+        cached = _TOFU[id(font)] = (_glyph(font, "\U000f0001"), font)
+    tofu = cached[0]
+    kept = []
+    dropped = False   # a combining mark goes with the letter it sits on
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cf", "Cc") or "\ufe00" <= ch <= "\ufe0f":
+            continue
+        if cat.startswith("M") and dropped:
+            continue
+        dropped = not (ch.isspace() or _glyph(font, ch) != tofu)
+        if not dropped:
+            kept.append(ch)
+    return " ".join("".join(kept).split())
+
+
+_TOFU: dict[int, tuple[bytes, Font]] = {}

@@ -13,7 +13,7 @@ from PIL import Image, ImageChops
 
 from telegram_bot import board_picture
 from telegram_bot.board_picture import catalogue, render_board, render_board_async
-from telegram_bot.fonts import find_font, load_font
+from telegram_bot.fonts import find_font, load_font, printable
 
 NAMES = ["Alice", "张伟", "李小龙的哥哥和他的朋友们", "Bob", "王芳", "Дмитрий", "Zoë", "陳大文",
          "Mohammed Al-Hassan bin Abdullah", "Eve", "小明", "Ola"]
@@ -95,11 +95,30 @@ def test_cjk_font_is_found_and_has_the_glyphs() -> None:
 
 
 def test_chinese_names_are_drawn_as_glyphs_not_boxes() -> None:
+    # Two different two-character names: drawn as boxes they would be pixel-identical.
     a = spectator_view(4)
     b = copy.deepcopy(a)
     a["seats"][1]["name"] = "张伟"
-    b["seats"][1]["name"] = "\U000f0001\U000f0002"   # two boxes in any font
+    b["seats"][1]["name"] = "李娜"
     assert _differs(render_board(a)[0], render_board(b)[0]) > 30
+    font = load_font(30)
+    for name in ("张伟", "李小龙的哥哥和他的朋友们", "陳大文", "繁體中文", "Zoë", "Дмитрий"):
+        assert printable(name, font) == name
+
+
+def test_emoji_and_unknown_scripts_are_dropped_not_boxed() -> None:
+    font = load_font(30)
+    assert printable("Alice 🌸", font) == "Alice"
+    assert printable("张伟👍🏻", font) == "张伟"
+    assert printable("👨\u200d👩\u200d👧 family", font) == "family"
+    a = spectator_view(4)
+    b = copy.deepcopy(a)
+    a["seats"][0]["name"] = "Alice 🌸🌸"
+    b["seats"][0]["name"] = "Alice"
+    assert render_board(a) == render_board(b)
+    a["seats"][0]["name"] = "🔥🔥🔥"           # nothing drawable left: the seat number
+    b["seats"][0]["name"] = "#1"
+    assert render_board(a) == render_board(b)
 
 
 def test_nothing_private_is_drawn() -> None:
@@ -157,7 +176,11 @@ def test_bad_entries_do_not_crash() -> None:
     view["board"].append({"x": 2, "y": 3, "card": "NO_SUCH_CARD", "rotated": False})
     view["seats"][0]["in_front"] = ["BREAK_PICKAXE", "SOMETHING_NEW"]
     view["seats"][1]["name"] = ""
-    view["round_result"] = {"route": [[99, 99], [0, 0]]}
+    view["round_result"] = {"route": [[99, 99], [0, 0], "x", [1], None]}
+    view["board"] += [{"x": "1", "y": 2, "card": "S1_CROSS"}, {"y": 1}, None]
+    view["goals"].append({"x": None})
+    view["seats"].append("not a seat")
+    view["current_seat"] = True
     data, _ = render_board(view)
     assert len(data) > 1000
 
