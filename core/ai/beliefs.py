@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.ai.board_model import INF, Board
@@ -51,6 +51,7 @@ class BeliefState:
     sab: dict[int, float]  # log-odds of "saboteur side"
     colour: dict[int, float]  # Saboteur 2: >0 blue, <0 green
     certain: dict[int, str]  # seat -> role kind known for sure
+    goals: dict[int, float] = field(default_factory=dict)  # inferred gold probabilities
 
     def p(self, seat: int) -> float:
         kind = self.certain.get(seat)
@@ -62,24 +63,82 @@ class BeliefState:
         return {s: self.p(s) for s in self.sab}
 
 
-def path_deltas(view: Mapping[str, Any], events: list[Event]) -> list[float]:
-    """For each event, how much it changed the expected distance to the gold (as this
-    seat believes it, with hindsight); 0 for non-maze events."""
+@dataclass(slots=True)
+class MazeHistory:
+    """Per event: change of the expected gold distance, and per-goal distance changes."""
+
+    deltas: list[float]
+    goal_moves: list[dict[int, int] | None]  # goal -> cards nearer (+) / farther (-)
+
+
+def maze_history(view: Mapping[str, Any], events: list[Event]) -> MazeHistory:
+    """How each maze event changed the distances (this seat's knowledge, in hindsight)."""
     probs = goal_probs(view)
     boards = board_history(view, events)
-    out: list[float] = []
-    cache: dict[int, float] = {}
+    deltas: list[float] = []
+    moves: list[dict[int, int] | None] = []
+    cache: dict[int, dict[int, int]] = {}
+
+    def dist(i: int) -> dict[int, int]:
+        if i not in cache:
+            cache[i] = boards[i].goal_distances()
+        return cache[i]
 
     def ed(i: int) -> float:
-        if i not in cache:
-            cache[i] = expected_distance(boards[i], probs)
-        return cache[i]
+        d = dist(i)
+        return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
 
     for i, ev in enumerate(events):
         if ev.kind in ("path", "rockfall"):
-            out.append(ed(i + 1) - ed(i))
+            deltas.append(ed(i + 1) - ed(i))
+            a, b = dist(i), dist(i + 1)
+            moves.append({g: min(a[g], CAP) - min(b.get(g, INF), CAP) for g in a})
         else:
-            out.append(0.0)
+            deltas.append(0.0)
+            moves.append(None)
+    return MazeHistory(deltas, moves)
+
+
+def infer_goals(view: Mapping[str, Any], events: list[Event], hist: MazeHistory,
+                state: BeliefState) -> dict[int, float]:
+    """Goal probabilities sharpened by what trusted map users did afterwards.
+
+    A seat that looked at goal g and then digs towards g (rather than towards the other
+    candidates) probably saw gold there; one that digs elsewhere or looks at a second goal
+    probably saw stone. Each hint is weighted by how much we trust that seat.
+    """
+    probs = goal_probs(view)
+    open_ = [g for g, p in probs.items() if 0.0 < p < 0.999]
+    if len(open_) < 2:
+        return probs
+    score = {g: 0.0 for g in open_}
+    mapped: dict[int, list[int]] = {}
+    for i, ev in enumerate(events):
+        s = ev.seat
+        if s is None or s == state.me:
+            continue
+        trust = 1.0 - 2.0 * state.p(s)
+        if ev.kind == "map" and ev.goal is not None:
+            for g in mapped.get(s, []):
+                if g in score:
+                    score[g] -= 1.2 * trust  # looked again elsewhere: g was stone
+            mapped.setdefault(s, []).append(ev.goal)
+        elif ev.kind == "path" and s in mapped:
+            mv = hist.goal_moves[i]
+            if not mv:
+                continue
+            g = mapped[s][-1]
+            if g not in score:
+                continue
+            others = [mv.get(h, 0) for h in open_ if h != g]
+            toward_g = mv.get(g, 0) - (sum(others) / len(others) if others else 0.0)
+            score[g] += 0.9 * trust * max(-1.5, min(1.5, toward_g))
+    weights = {g: probs[g] * math.exp(max(-4.0, min(4.0, score[g]))) for g in open_}
+    total = sum(weights.values())
+    out = dict(probs)
+    mass = sum(probs[g] for g in open_)
+    for g in open_:
+        out[g] = mass * weights[g] / total
     return out
 
 
@@ -96,7 +155,9 @@ def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
     i_am_good = me is not None and my_kind not in ("saboteur", "profiteer", "unknown")
     i_am_bad = me is not None and my_kind == "saboteur"
     events = round_events(view)
-    deltas = path_deltas(view, events) if careful else [0.0] * len(events)
+    hist = (maze_history(view, events) if careful
+            else MazeHistory([0.0] * len(events), [None] * len(events)))
+    deltas = hist.deltas
 
     state = BeliefState(me, {s: prior for s in seats if s != me},
                         {s: 0.0 for s in seats if s != me}, certain)
@@ -147,6 +208,7 @@ def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
             elif ev.kind == "discard":
                 sab[s] += 0.05
         state = BeliefState(me, sab, colour, certain)
+    state.goals = infer_goals(view, events, hist, state) if careful else goal_probs(view)
     return state
 
 

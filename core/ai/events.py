@@ -104,11 +104,8 @@ def normalise(e: Mapping[str, Any]) -> Event:
 
 
 def round_entries(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Log entries of the current round, oldest first."""
+    """Log entries of the current round, oldest first (after the last round marker)."""
     log = [e for e in (view.get("log") or ()) if isinstance(e, Mapping)]
-    rnd = view.get("round")
-    if rnd is not None and any("round" in e for e in log):
-        return [e for e in log if e.get("round", rnd) == rnd]
     start = 0
     for i, e in enumerate(log):
         code = str(e.get("code") or "").lower()

@@ -93,7 +93,7 @@ def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
     bel = compute(view, careful=careful)
     ctx = Ctx(
         view=view, me=me, kind=kind, expansion=view.get("edition") == "expansion",
-        board=Board.from_view(view), probs=goal_probs(view),
+        board=Board.from_view(view), probs=bel.goals or goal_probs(view),
         pub_probs=goal_probs(view, private=False), hand=hand_cards(view),
         seats=seat_infos(view), bel=bel, deck=int(view.get("deck_size") or 0),
         careful=careful,
@@ -279,8 +279,16 @@ def score_map(ctx: Ctx, move: Mapping[str, Any]) -> float:
     known = {int(k["goal"]) for k in (ctx.view.get("you") or {}).get("known_goals") or ()}
     if p <= 0.0 or p >= 0.99 or goal in known:
         return -6.0
-    d = ctx.board.goal_distances().get(goal, INF)
-    base = 11.0 if not ctx.bad else 7.0
+    dists = ctx.board.goal_distances()
+    d = dists.get(goal, INF)
+    near = min((dists.get(g, INF) for g, q in ctx.probs.items() if q > 0), default=INF)
+    fresh = max(ctx.probs.values()) < 0.34  # nothing known yet
+    if fresh:
+        base = 12.0 if near <= 5 else 8.5
+    else:
+        base = 10.0 if near <= 4 else 5.0
+    if ctx.bad:
+        base -= 3.0
     if ctx.kind == "geologist":
         base = 1.0
     return base + 2.0 * p - 0.15 * min(d, CAP)
@@ -302,7 +310,7 @@ def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
         urgency = 1.0 + max(0.0, 6.0 - d0) * 0.5
         s = (5.0 * urgency - exposure_weight(ctx, d0)) * e * impact - 0.5
     else:
-        s = 16.0 * (e - 0.42) * impact
+        s = 14.0 * (e - 0.68) * impact
     return s + (1.0 if trap else 0.0)
 
 
