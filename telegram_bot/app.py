@@ -119,8 +119,10 @@ def add_handlers(application: Application) -> None:
 
 async def _dedupe(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Telegram redelivers a webhook update it got no 2xx for: handle each id once."""
-    if await deps_of(context).port.seen_update(update.update_id):
+    deps = deps_of(context)
+    if await deps.port.seen_update(update.update_id):
         raise ApplicationHandlerStop
+    await deps.remember_user(update.effective_user)
 
 
 async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

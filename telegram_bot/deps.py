@@ -46,7 +46,15 @@ class BotDeps:
 
     async def user_language_by_id(self, user_id: int, fallback: str | None = None) -> str:
         pref = await self.runtime.get_pref(f"u:{user_id}")
-        return normalize_language(pref or fallback, self.default_language)
+        seen = await self.runtime.get_pref(f"lc:{user_id}")
+        return normalize_language(pref or fallback or seen, self.default_language)
+
+    async def remember_user(self, user: User | None) -> None:
+        """Keep the client's language so that messages the notifier sends use it too."""
+        if user is None or not user.language_code:
+            return
+        if await self.runtime.get_pref(f"lc:{user.id}") != user.language_code:
+            await self.runtime.set_pref(f"lc:{user.id}", user.language_code)
 
     async def chat_language(self, chat_id: int, view: dict[str, Any] | None = None) -> str:
         pref = await self.runtime.get_pref(f"c:{chat_id}")

@@ -1,16 +1,28 @@
-"""Fixtures of the bot's tests: the fake Bot API server on loopback."""
+"""Fixtures of the bot's tests: the fake Bot API on loopback and the bot wired to a real
+GameService (in-memory store), python-telegram-bot polling the fake with ``base_url``."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_bot_api import FakeBotAPI  # noqa: E402
+from fake_bot_api import TOKEN, FakeBotAPI
+
+from core.service.models import ServiceConfig
+from core.service.service import GameService
+from core.settings import Settings
+from core.store import MemoryStore
+from telegram_bot.app import BotOptions, build_application, start_bot, stop_bot
+from telegram_bot.deps import BotDeps
 
 
 @pytest.fixture
@@ -21,3 +33,54 @@ async def fake_api() -> AsyncIterator[FakeBotAPI]:
         yield api
     finally:
         await api.stop()
+
+
+@dataclass
+class BotEnv:
+    api: FakeBotAPI
+    service: GameService
+    application: Any
+    settings: Settings
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def deps(self) -> BotDeps:
+        deps: BotDeps = self.application.bot_data["deps"]
+        return deps
+
+
+def make_settings(api: FakeBotAPI, **kw: Any) -> Settings:
+    base = {"telegram_bot_token": TOKEN, "telegram_api_base_url": api.base_url,
+            "public_url": "https://saboteur.example.org", "miniapp_short_name": "board",
+            "default_language": "en"}
+    base.update(kw)
+    return Settings(**base)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(api: FakeBotAPI, *, service_config: ServiceConfig | None = None,
+                      options: BotOptions | None = None, polling: bool = True,
+                      **settings_kw: Any) -> AsyncIterator[BotEnv]:
+    store = MemoryStore()
+    service = GameService(store, service_config or ServiceConfig(
+        think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05))
+    settings = make_settings(api, **settings_kw)
+    application = build_application(settings, service, options or BotOptions(
+        poll_timeout=1, autostart_s=3600, max_retries=2))
+    timers = asyncio.create_task(service.run_timers())
+    await start_bot(application, settings)
+    try:
+        yield BotEnv(api, service, application, settings)
+    finally:
+        await stop_bot(application)
+        timers.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await timers
+        with contextlib.suppress(Exception):
+            await store.close()
+
+
+@pytest.fixture
+async def bot_env(fake_api: FakeBotAPI) -> AsyncIterator[BotEnv]:
+    async with running_bot(fake_api) as env:
+        yield env

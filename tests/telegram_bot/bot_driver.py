@@ -1,0 +1,173 @@
+"""Scripted players for the end-to-end tests: lobby, deep-link joins, button play, checks."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+from typing import Any
+
+from conftest import BotEnv
+from fake_bot_api import Call, FakeChat, FakeUser, buttons
+
+from core.service.models import ChatKey
+from telegram_bot.i18n import LANGUAGES, Translator
+
+CALLBACK_RE = re.compile(r"^[A-Za-z]{1,4}:[A-Za-z0-9_-]{1,16}:\d{1,9}(:[a-z0-9_]{1,8}){0,3}$")
+ROLE_IDS = ("GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF", "GOLD_DIGGER_BLUE", "GOLD_DIGGER_GREEN",
+            "BOSS", "PROFITEER", "GEOLOGIST")
+
+
+def role_words() -> set[str]:
+    """Every way a role is written next to a player, in every language (none may appear in
+    the group before the reveal; the bare word "Saboteur" is also the game's name)."""
+    words = set()
+    for language in LANGUAGES:
+        t = Translator(language)
+        for r in ROLE_IDS:
+            words.update({f"({t.role(r)})", f": {t.role(r)}", f"：{t.role(r)}"})
+        words.add(t.gettext("Your role: {role}", role="").strip())
+    return words
+
+
+def join_url(message: dict[str, Any]) -> str:
+    for b in buttons(message):
+        if b.get("url") and "?start=j" in b["url"]:
+            return str(b["url"])
+    raise AssertionError("no join button")
+
+
+def is_lobby(m: dict[str, Any]) -> bool:
+    return any("?start=j" in str(b.get("url", "")) for b in buttons(m))
+
+
+async def open_lobby(env: BotEnv, group: FakeChat, creator: FakeUser, *,
+                     thread_id: int | None = None, command: str = "/new") -> str:
+    api = env.api
+    creator.say(group.id, command, thread_id=thread_id)
+    await api.wait_for(lambda: api.last_bot_message(group.id, is_lobby))
+    game_id = await env.service.game_for_chat(ChatKey(group.id, thread_id))
+    assert game_id
+    return game_id
+
+
+async def join(env: BotEnv, game_id: str, group: FakeChat, user: FakeUser) -> None:
+    api = env.api
+    lobby = api.last_bot_message(group.id, is_lobby)
+    assert lobby is not None
+    payload = join_url(lobby).split("?start=", 1)[1]
+    user.press_start(payload)
+
+    async def seated() -> bool:
+        return user.id in {s.user_id for s in await env.service.seats(game_id)}
+
+    await wait_async(seated)
+
+
+async def wait_async(predicate: Any, timeout: float = 15.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(0.03)
+
+
+def callback_parts(b: dict[str, Any]) -> list[str]:
+    return str(b.get("callback_data", "")).split(":")
+
+
+def panel_for(env: BotEnv, user_id: int, version: int) -> dict[str, Any] | None:
+    """The user's private message with buttons drawn for this version (card or move)."""
+    for m in reversed(env.api.bot_messages(user_id)):
+        for b in buttons(m):
+            parts = callback_parts(b)
+            if len(parts) >= 3 and parts[0] in ("c", "m") and parts[2] == str(version):
+                return m
+    return None
+
+
+async def play_turn(env: BotEnv, user: FakeUser, version: int, rng: random.Random) -> None:
+    api = env.api
+    msg = await api.wait_for(lambda: panel_for(env, user.id, version), timeout=15)
+    cards = [b for b in buttons(msg) if callback_parts(b)[0] == "c"]
+    moves = [b for b in buttons(msg) if callback_parts(b)[0] == "m"]
+    if cards:
+        key = (msg["chat"]["id"], msg["message_id"])
+        user.press(msg, lambda b, c=rng.choice(cards): b is c)
+
+        def card_moves() -> list[dict[str, Any]] | None:
+            m = api.messages.get(key)
+            found = [b for b in buttons(m or {}) if callback_parts(b)[0] == "m"]
+            return found or None
+
+        moves = await api.wait_for(card_moves, timeout=10)
+        msg = api.messages[key]
+    assert moves, "no move button"
+    # Prefer plays over discards most of the time so that games see maps, tools, paths.
+    plays = [b for b in moves if "🗑" not in b["text"]]
+    choice = rng.choice(plays if plays and rng.random() < 0.85 else moves)
+    user.press(msg, lambda b: b is choice)
+
+
+async def play_game(env: BotEnv, game_id: str, users: dict[int, FakeUser],
+                    rng: random.Random, *, max_turns: int = 600) -> int:
+    """Drive every human seat through its private buttons until the game is finished."""
+    turns = 0
+    while turns < max_turns:
+        sv = await env.service.view(game_id, None)
+        status = sv["status"]
+        if status == "finished":
+            return turns
+        current = sv.get("current_seat")
+        if status not in ("playing", "stealing") or current is None:
+            await asyncio.sleep(0.05)
+            continue
+        seat = (await env.service.seats(game_id))[current]
+        if seat.computer or seat.auto or seat.user_id is None:
+            await asyncio.sleep(0.05)
+            continue
+        version = int(sv["version"])
+        await play_turn(env, users[seat.user_id], version, rng)
+
+        async def moved(v: int = version) -> bool:
+            return int((await env.service.view(game_id, None))["version"]) > v
+
+        await wait_async(moved)
+        turns += 1
+    raise AssertionError("game did not finish")
+
+
+def assert_no_leaks(env: BotEnv, reveal_at: float | None, secrets: set[str]) -> None:
+    """No role before the reveal and no private token ever in a group message; every
+    callback_data small and made of public parts only."""
+    roles = role_words()
+    for call in env.api.calls:
+        for b in _all_buttons(call):
+            data = b.get("callback_data")
+            if data is not None:
+                assert CALLBACK_RE.match(data), data
+                assert len(data.encode()) <= 64
+                assert not any(s in data for s in secrets), data
+            assert not (call.group and b.get("web_app")), "web_app button in a group"
+        if not call.group:
+            continue
+        for text in call.texts():
+            assert not any(s in text for s in secrets), (call.method, text)
+            if reveal_at is None or call.at < reveal_at:
+                leaked = [r for r in roles if r in text]
+                assert not leaked, (call.method, leaked, text)
+
+
+def _all_buttons(call: Call) -> list[dict[str, Any]]:
+    markup = call.params.get("reply_markup")
+    if not isinstance(markup, dict):
+        return []
+    return [b for row in markup.get("inline_keyboard", []) for b in row]
+
+
+def hand_ids(view: dict[str, Any]) -> set[str]:
+    return {str(c["id"]) for c in (view.get("you") or {}).get("hand") or []}

@@ -1,0 +1,110 @@
+"""Complete games of both editions played through the private-chat buttons.
+
+Simulated users open a lobby in a group, join with the deep link, start, receive roles
+and hands privately and play by pressing inline buttons until the final scores; the
+whole record of Bot API calls is then scanned for leaks and for the group budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+from bot_driver import assert_no_leaks, hand_ids, join, open_lobby, play_game, wait_async
+from conftest import BotEnv
+from fake_bot_api import FakeBotAPI, buttons
+
+from telegram_bot.i18n import Translator
+
+
+async def _secrets_during(env: BotEnv, game_id: str, users: list[int], stop: asyncio.Event,
+                          found: set[str]) -> None:
+    """Collect every hand instance id seen while the game runs (they must never leak)."""
+    while not stop.is_set():
+        for uid in users:
+            view = await env.service.view(game_id, uid)
+            found.update(hand_ids(view))
+        await asyncio.sleep(0.05)
+
+
+async def _full_game(env: BotEnv, edition: str, humans: int, computers: int,
+                     seed: int) -> None:
+    api: FakeBotAPI = env.api
+    group = api.group(-1001, "Mine shaft", admins=[1])
+    players = [api.user(i + 1, name, language_code=lang) for i, (name, lang) in enumerate(
+        [("Alice", "en"), ("Bo", "zh-hans"), ("Chen", "zh-TW"), ("Dee", "en")][:humans])]
+    creator = players[0]
+    creator.press_start()
+    game_id = await open_lobby(env, group, creator,
+                               command="/new 2" if edition == "expansion" else "/new")
+    for p in players[1:]:
+        await join(env, game_id, group, p)
+    await env.service.configure(game_id, creator.id, rounds=1)
+    for _ in range(computers):
+        await env.service.add_computer(game_id, creator.id)
+    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    assert lobby is not None
+    creator.press(lobby, "Start")
+    await wait_async(lambda: _status(env, game_id, "lobby", negate=True))
+
+    # every human gets their role and hand privately, in their own language
+    for p in players:
+        msg = await api.wait_for(lambda p=p: api.last_bot_message(p.id, lambda m: "🎭" in m.get(
+            "text", "")))
+        view = await env.service.view(game_id, p.id)
+        t = Translator({"en": "en", "zh-hans": "zh_Hans", "zh-TW": "zh_Hant"}[
+            p.language_code or "en"])
+        assert t.role(view["you"]["role"]) in msg["text"]
+        assert t.card(view["you"]["hand"][0]["card"]) in msg["text"]
+
+    secrets: set[str] = set()
+    stop = asyncio.Event()
+    collector = asyncio.create_task(_secrets_during(env, game_id, [p.id for p in players],
+                                                    stop, secrets))
+    started = time.monotonic()
+    turns = await play_game(env, game_id, {p.id: p for p in players}, random.Random(seed))
+    reveal_at = time.monotonic()
+    stop.set()
+    await collector
+    sv = await env.service.view(game_id, None)
+    assert sv["status"] == "finished"
+    assert turns > 0
+
+    # final scores reach the group and every player
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
+        "text", "") and "🪙" in m.get("text", "")), timeout=30)
+    for p in players:
+        await api.wait_for(lambda p=p: api.last_bot_message(p.id, lambda m: "🏆" in m.get(
+            "text", "")), timeout=10)
+
+    # one board message per game: a photo, then only edits
+    await api.wait_for(lambda: [c for c in api.calls if c.chat_id == group.id
+                                and c.method == "sendPhoto"], timeout=30)
+    photos = [c for c in api.calls if c.chat_id == group.id and c.method == "sendPhoto"]
+    assert len(photos) == 1
+    board = [m for m in api.bot_messages(group.id) if "photo" in m]
+    assert len(board) == 1
+    assert not any(b.get("web_app") for b in buttons(board[0]))
+    assert any("startapp=" in str(b.get("url")) for b in buttons(board[0]))
+
+    # budget: never a 429, and on average at most one group call per turn
+    assert not api.rate_limited
+    group_calls = [c for c in api.group_calls() if c.at >= started]
+    assert len(group_calls) <= max(turns, 6), (len(group_calls), turns)
+
+    assert_no_leaks(env, reveal_at, secrets)
+    assert not api.unanswered_queries()
+
+
+async def _status(env: BotEnv, game_id: str, status: str, negate: bool = False) -> bool:
+    current = (await env.service.view(game_id, None))["status"]
+    return (current != status) if negate else (current == status)
+
+
+async def test_classic_game_three_humans(bot_env: BotEnv) -> None:
+    await _full_game(bot_env, "classic", humans=3, computers=0, seed=1)
+
+
+async def test_expansion_game_with_a_computer(bot_env: BotEnv) -> None:
+    await _full_game(bot_env, "expansion", humans=2, computers=1, seed=2)
