@@ -55,7 +55,9 @@ def scores(state: GameState) -> list[int]:
     return list(state.gold)
 
 
-def public_log(state: GameState, since_seq: int = 0) -> list[dict[str, Any]]:
+def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, Any]]:
+    """Every public entry with a seq above `since_seq` (the default includes seq 0, the
+    first round's start)."""
     return [dict(e) for e in state.log if e["seq"] > since_seq]
 
 
