@@ -46,6 +46,7 @@ def _enc_entry(e: dict[str, Any]) -> Any:
     fields = LOG_FIELDS.get(code) if isinstance(code, str) else None
     if fields is None or len(e) != 3 + len(fields) or any(f not in e for f in fields):
         return e
+    assert isinstance(code, str)
     out: list[Any] = [e["seq"], e["seat"], CODE_NO[code]]
     for f in fields:
         v = e[f]
