@@ -281,3 +281,22 @@ export function toolIconSvg(kind, broken = false, opts = {}) {
   return `<svg class="tool-icon${broken ? " broken" : ""}" data-icon="${esc(name)}" viewBox="0 0 100 100" ` +
     `width="${size}" height="${size}" role="img"${opts.label ? ` aria-label="${esc(opts.label)}"` : ""}>${label}${body}</svg>`;
 }
+
+/**
+ * A role badge (shown to its owner only): a disc in the role's colour with its icon and
+ * letter, so colour is never the only cue.  role: a role card id such as "SABOTEUR".
+ */
+export function roleBadgeSvg(role, opts = {}) {
+  const L = need(opts.look);
+  const spec = (L.roles && L.roles[role]) || { color: "#777777", letter: "?", icon: "pickaxe" };
+  const size = opts.size || "2em";
+  const icon = (L.icons[spec.icon] || []).map((p) => primitive(p)).join("");
+  const label = opts.label ? `<title>${esc(opts.label)}</title>` : "";
+  return `<svg class="role-badge" data-role="${esc(role)}" viewBox="0 0 100 100" width="${size}" ` +
+    `height="${size}" role="img"${opts.label ? ` aria-label="${esc(opts.label)}"` : ""}>${label}` +
+    `<circle cx="50" cy="50" r="47" fill="${spec.color}" stroke="#ffffff" stroke-width="5"/>` +
+    `<g transform="translate(20 14) scale(0.6)">${icon}</g>` +
+    `<circle cx="76" cy="76" r="21" fill="#ffffff" stroke="${spec.color}" stroke-width="4"/>` +
+    `<text x="76" y="77" fill="${spec.color}" font-size="28" font-weight="800" ` +
+    `font-family="system-ui,sans-serif" text-anchor="middle" dominant-baseline="central">${esc(spec.letter)}</text></svg>`;
+}

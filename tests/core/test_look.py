@@ -36,7 +36,7 @@ def test_every_colour_is_a_six_digit_hex() -> None:
 
 
 def test_icons_are_well_formed_primitives_in_the_unit_box() -> None:
-    for name in ("pickaxe", "lantern", "cart", "trapped", "theft", "crystal", "gold"):
+    for name in look.ICONS:
         prims = look.ICONS[name]
         assert prims, name
         for p in prims + look.BROKEN_CROSS + look.BROKEN_BACK:

@@ -23,7 +23,7 @@ PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <link rel="icon" href="data:,">
 <style>body{margin:0;background:#1f1a17;color:#eee;font:14px system-ui}
-.row{display:flex;gap:6px;align-items:center;padding:6px;font-size:28px}</style></head>
+.row{display:flex;flex-wrap:wrap;gap:6px;align-items:center;padding:6px;font-size:28px}</style></head>
 <body><div id="icons" class="row"></div><div id="maze"></div><div id="sheet"></div>
 <script type="module">
 window.__errors = [];
@@ -77,7 +77,8 @@ try {
   document.getElementById("icons").innerHTML = ["pickaxe", "lantern", "cart"].map(
     (k) => C.toolIconSvg(k) + C.toolIconSvg(k, true)).join("") +
     C.toolIconSvg("TRAPPED", false, {label: "trapped"}) + C.toolIconSvg("THEFT") +
-    C.toolIconSvg("BREAK_CART") + C.toolIconSvg("crystal");
+    C.toolIconSvg("BREAK_CART") + C.toolIconSvg("crystal") +
+    Object.keys(look.roles).map((r) => C.roleBadgeSvg(r, {size: "40px", label: r})).join("");
 } catch (e) { window.__errors.push(String(e && e.stack || e)); }
 window.__done = true;
 </script></body></html>"""
@@ -193,6 +194,10 @@ async def test_every_card_draws_in_chromium(browser: Any, site: str, screenshot:
     assert await page.locator("#sheet-svg g.goal-back text").text_content() == "?"
     assert await page.locator("#icons svg.tool-icon").count() == 10
     assert await page.locator("#icons svg.tool-icon.broken").count() == 4
+    badges = page.locator("#icons svg.role-badge")
+    assert await badges.count() == len(look_json()["roles"]) == 8
+    letters = await page.locator("#icons svg.role-badge text").all_text_contents()
+    assert letters == [r["letter"] for r in look_json()["roles"].values()]
     # the maze fits the phone's width and its cards are big enough to read
     box = await page.locator("#maze-svg").bounding_box()
     assert box is not None and box["width"] <= 390
