@@ -50,7 +50,6 @@ async function boot() {
     return;
   }
   S.local = !!session.local;
-  if (!(tg.unsafe().user || {}).language_code && session.language) setLanguage(pickLanguage(session.language));
   ui.renderStatic();
   const id = game || gameFromStart(session);
   if (id) await openGame(id);
@@ -145,6 +144,7 @@ export function selectCard(id) {
     S.sel = id;
     const moves = movesOf(id);
     if (moves.length === 1 && ["theft"].includes(moves[0].type)) S.choice = moves[0];
+    S.reveal = true; // bring every target of this card into view
     tg.haptic.select();
   }
   render();
@@ -268,12 +268,15 @@ export { LANGS, language };
 export function render() {
   if (!S.view) return;
   const marks = S.replay ? ui.replayMarks() : ui.boardMarks();
+  if (S.reveal) { marks.reveal = true; S.reveal = false; }
   board.render(S.replay ? S.replay.view : S.view, marks);
   ui.render();
 }
 
 export const fit = () => board.fit();
 export const zoom = (f) => board.zoom(f);
+
+window.__sabApi = { send, refetch }; // the page's own calls, for tests and the console
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
 else boot();

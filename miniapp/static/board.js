@@ -62,7 +62,7 @@ export class Board {
   cardMarkup(id, x, y, rotated, highlight) {
     const [px, py] = this.pitch;
     const entry = this.cards[id] || { id, groups: [] };
-    const o = { rotated: !!rotated, look: this.look, x: x * px, y: y * py, w: this.look.card.w, h: this.look.card.h, highlight: !!highlight };
+    const o = { rotated: !!rotated, look: this.look, x: x * px, y: y * py, w: this.look.card.w, h: this.look.card.h, highlight: highlight || false };
     return safe(C.cardSvg, fallbackCard, entry, o);
   }
 
@@ -84,6 +84,7 @@ export class Board {
     const add = (x, y) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); };
     for (const c of view.board || []) add(c.x, c.y);
     for (const [x, y] of (marks && marks.cells) || []) add(x, y);
+    for (const [x, y] of (marks && marks.cardTargets) || []) add(x, y);
     return { x0, x1, y0, y1 };
   }
 
@@ -139,7 +140,7 @@ export class Board {
     }
     if (marks.ghost) {
       const gh = marks.ghost;
-      parts.push(`<g class="ghost" data-cell="${gh.x},${gh.y}" opacity="0.85">${this.cardMarkup(gh.card, gh.x, gh.y, gh.rotated, true)}</g>`);
+      parts.push(`<g class="ghost" data-cell="${gh.x},${gh.y}" opacity="0.85">${this.cardMarkup(gh.card, gh.x, gh.y, gh.rotated, "legal")}</g>`);
     }
     for (const k of route) {
       const [x, y] = k.split(",").map(Number);
@@ -150,9 +151,21 @@ export class Board {
     if (!this.fitted || marks.refit) {
       this.fit(this.bounds(view, marks));
       this.fitted = true;
+    } else if (marks.reveal && !this._shows(marks)) {
+      this.fit(this.bounds(view, marks));
     } else {
       this._apply();
     }
+  }
+
+  // Are all targets inside the visible box?
+  _shows(marks) {
+    if (!this.vb) return false;
+    const [px, py] = this.pitch;
+    const { w, h } = this.look.card;
+    const cells = [...(marks.cells || []), ...(marks.cardTargets || [])];
+    return cells.every(([x, y]) => x * px >= this.vb.x && y * py >= this.vb.y &&
+      x * px + w <= this.vb.x + this.vb.w && y * py + h <= this.vb.y + this.vb.h);
   }
 
   fit(b) {

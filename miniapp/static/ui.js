@@ -4,7 +4,7 @@ import * as app from "./app.js";
 import * as api from "./api.js";
 import { cardSvg, toolIconSvg } from "./cards.js";
 import { t } from "./i18n.js";
-import { actionFace, esc } from "./icons.js";
+import { actionFace, esc, GLYPH } from "./icons.js";
 import * as tg from "./tg.js";
 
 const $ = (sel) => document.querySelector(sel);
@@ -29,6 +29,8 @@ export function renderStatic() {
   $("#btn-log").onclick = () => showLog();
   $("#btn-secrets").onclick = () => showSecrets();
   $("#btn-fit").onclick = () => app.fit();
+  $("#btn-log").innerHTML = GLYPH.log;
+  $("#btn-fit").innerHTML = GLYPH.fit;
   $("#zoom-in").onclick = () => app.zoom(0.8);
   $("#zoom-out").onclick = () => app.zoom(1.25);
 }
@@ -68,8 +70,9 @@ export function render() {
   const v = S().view;
   if (!v) return;
   $("#message").hidden = true;
+  $("#title").hidden = true;
   $("#round").textContent = v.status === "lobby" ? t("lobby") : t("round", { round: v.round || 1, rounds: v.rounds || 1 });
-  $("#deck").textContent = v.status === "lobby" ? "" : ` · ${t("deck", { n: v.deck_size ?? 0 })}`;
+  $("#deck").innerHTML = v.status === "lobby" ? "" : ` · <span title="${esc(t("deck", { n: v.deck_size ?? 0 }))}">${GLYPH.cards} ${v.deck_size ?? 0}</span>`;
   renderRole(v);
   renderPlayers(v);
   renderHand(v);
@@ -96,10 +99,11 @@ function renderPlayers(v) {
     const turn = v.current_seat === s.seat && (v.status === "playing" || v.status === "stealing");
     const icons = (s.in_front || []).map((k) => icon(k, t(`actions.${k}`) || k)).join("");
     const role = s.role ? `<span class="role" style="color:${((look() || {}).roles || {})[s.role]?.color || "inherit"}">${esc(t(`roles.${s.role}`) || s.role)}</span>` : "";
-    const gold = s.gold !== null && s.gold !== undefined ? `<span>💰${s.gold}</span>` : (s.has_gold ? `<span title="${esc(t("hasGold"))}">💰</span>` : "");
+    const gold = s.gold !== null && s.gold !== undefined ? `<span class="gold">${GLYPH.gold}${s.gold}</span>` : (s.has_gold ? `<span class="gold" title="${esc(t("hasGold"))}">${GLYPH.gold}</span>` : "");
+    const you = s.seat === me && String(s.name || "").toLowerCase() !== String(t("you")).toLowerCase() ? ` (${esc(t("you"))})` : "";
     return `<div class="seat${turn ? " turn" : ""}${s.seat === me ? " me" : ""}" data-seat="${s.seat}">
-      <div class="name">${s.computer ? "🤖 " : ""}${esc(s.name || `#${s.seat + 1}`)}${s.seat === me ? ` (${esc(t("you"))})` : ""}</div>
-      <div class="meta"><span title="${esc(t("cards", { n: s.hand_size }))}">🂠${s.hand_size ?? 0}</span>${gold}<span class="icons">${icons}</span>${s.online === false && !s.computer ? "💤" : ""}</div>
+      <div class="name">${s.computer ? `<span title="${esc(t("computer"))}">${GLYPH.robot}</span> ` : ""}${esc(s.name || `#${s.seat + 1}`)}${you}</div>
+      <div class="meta"><span class="hs" title="${esc(t("cards", { n: s.hand_size }))}">${GLYPH.cards}${s.hand_size ?? 0}</span>${gold}<span class="icons">${icons}</span>${s.online === false && !s.computer ? `<span class="off">${esc(t("offline"))}</span>` : ""}</div>
       ${role}${turn ? `<span class="clock" data-deadline="${esc(v.turn_deadline || "")}"></span>` : ""}</div>`;
   }).join("");
   $("#players").innerHTML = html;
@@ -111,7 +115,7 @@ function tick() {
     const d = Date.parse(el.dataset.deadline);
     if (!d) { el.textContent = ""; continue; }
     const left = Math.max(0, Math.round((d - Date.now()) / 1000));
-    el.textContent = `⏱${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    el.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
   }
 }
 setInterval(tick, 1000);
@@ -125,8 +129,7 @@ function cardTile(id, card) {
   } else if (L) {
     inner = actionFace(L, entry);
   }
-  const label = entry.category === "action" ? `<span class="label">${esc(t(`actions.${card}`) || card)}</span>` : "";
-  return `<svg viewBox="0 0 100 150" aria-hidden="true">${inner}</svg>${label}`;
+  return `<svg viewBox="0 0 100 150" aria-hidden="true">${inner}</svg>`;
 }
 
 function renderHand(v) {
@@ -150,6 +153,11 @@ function moveLabel(v, m) {
   if (m.type === "repair_tool") return t("moves.repair_tool", { tool: t(m.tool), target });
   if (m.type === "map") return t("moves.map", { goal: m.goal + 1 });
   return t(`moves.${m.type}`, { target, card: cardName }) || m.type;
+}
+
+function cardName(v, id) {
+  const card = ((v.you && v.you.hand) || []).find((c) => c.id === id);
+  return card ? t(`actions.${card.card}`) || "" : "";
 }
 
 function button(label, fn, cls = "", attrs = "") {
@@ -217,7 +225,7 @@ function renderBar(v) {
       else if (kind === "map") prompt = t("pickGoal");
       else if (kind === "theft") prompt = moveLabel(v, moves[0]);
       else if (kind) {
-        prompt = t("pickTarget");
+        prompt = `${cardName(v, st.sel)}: ${t("pickTarget")}`;
         for (const m of moves) {
           const on = st.choice && JSON.stringify(st.choice) === JSON.stringify(m);
           items.push(button(moveLabel(v, m), () => app.choose(m), on ? "on" : "", `data-act="target" data-target="${m.target_seat}"${m.tool ? ` data-tool="${m.tool}"` : ""}`));
@@ -293,7 +301,7 @@ export function closeOverlay() {
 function logText(v, e) {
   const p = { ...e, who: seatName(v, e.seat), target: seatName(v, e.target_seat), tool: e.tool ? t(e.tool) : "",
     goal: e.goal !== undefined && e.goal !== null ? e.goal + 1 : "", n: e.count ?? (e.cards ? e.cards.length : ""),
-    kind: e.kind ? (e.kind === "gold" ? "★" : "stone") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "" };
+    kind: e.kind ? t(e.kind === "gold" ? "goldKind" : "stoneKind") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "" };
   return t(`logc.${e.code}`, p) || `${p.who} ${e.code}`;
 }
 
@@ -317,7 +325,7 @@ export function showSecrets() {
   const you = v.you || {};
   const role = you.role ? esc(t(`roles.${you.role}`) || you.role) : t("none");
   const info = you.role && look() ? (look().roles || {})[you.role] : null;
-  const goals = (you.known_goals || []).map((g) => `<div class="row" data-known-goal="${g.goal}"><svg width="40" height="60" viewBox="0 0 100 150">${goalCard(g.kind)}</svg><span class="grow">${esc(t("goalN", { n: g.goal + 1 }))}: <b>${g.kind === "gold" ? "★ GOLD" : "stone"}</b></span></div>`).join("") || `<div class="row">${t("none")}</div>`;
+  const goals = (you.known_goals || []).map((g) => `<div class="row" data-known-goal="${g.goal}"><svg width="40" height="60" viewBox="0 0 100 150">${goalCard(g.kind)}</svg><span class="grow">${esc(t("goalN", { n: g.goal + 1 }))}: <b>${esc(t(g.kind === "gold" ? "goldKind" : "stoneKind"))}</b></span></div>`).join("") || `<div class="row">${t("none")}</div>`;
   const roles = (you.known_roles || []).map((r) => `<div class="row" data-known-role="${r.seat}"><span class="grow">${esc(seatName(v, r.seat))}</span><b>${esc(t(`roles.${r.role}`) || r.role)}</b>${r.stale ? ` <span>${esc(t("stale"))}</span>` : ""}</div>`).join("") || `<div class="row">${t("none")}</div>`;
   const gold = you.gold !== null && you.gold !== undefined ? `<div class="row">${esc(t("gold", { n: you.gold }))}</div>` : "";
   openSheet(`<h2>${esc(t("secrets"))}</h2>
@@ -334,7 +342,7 @@ export function flipGoal(g) {
     <div class="flip" id="flip" data-kind="${esc(g.kind)}"><div class="inner">
       <svg class="face back" viewBox="0 0 100 150"><rect width="100" height="150" rx="7" fill="#2d4a6b"/><text x="50" y="92" font-size="60" text-anchor="middle" fill="#e8c547">?</text></svg>
       <svg class="face front" viewBox="0 0 100 150">${goalCard(g.kind)}</svg></div></div>
-    <p style="text-align:center;font-size:18px"><b>${g.kind === "gold" ? "★ GOLD" : "stone"}</b></p>
+    <p class="center big"><b>${esc(t(g.kind === "gold" ? "goldKind" : "stoneKind"))}</b></p>
     <div class="actions"><button type="button" data-close class="primary">${esc(t("close"))}</button></div>`,
   (el) => { el.querySelector("[data-close]").onclick = closeOverlay; });
 }
@@ -346,7 +354,7 @@ export function roundEnd(v) {
   const rows = (v.seats || []).map((s) => {
     const r = s.role || (rr.roles ? rr.roles[s.seat] : null);
     const roleName = r ? t(`roles.${typeof r === "string" ? r : r.role}`) || r : "";
-    const score = finished && s.gold !== null && s.gold !== undefined ? `<b>💰 ${s.gold}</b>` : "";
+    const score = finished && s.gold !== null && s.gold !== undefined ? `<b class="gold">${GLYPH.gold} ${s.gold}</b>` : "";
     return `<div class="row" data-seat-result="${s.seat}"><span class="grow">${esc(s.name || `#${s.seat + 1}`)}</span><span>${esc(roleName)}</span>${score}</div>`;
   });
   if (finished) rows.sort((a, b) => 0);

@@ -1,0 +1,346 @@
+"""The page in headless Chromium: inside a simulated Telegram, and in local mode.
+
+Telegram's script is intercepted (``page.route``) and replaced by ``tg_stub.js``, which
+provides signed initData and theme colours and records MainButton / haptics calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+from playwright.async_api import Browser, BrowserContext, Page
+
+from core.service import GameService, UserRef
+from core.settings import Settings
+from miniapp.local import start_local_table
+from miniapp.server import create_app
+from tests.conftest import Screenshot
+from tests.miniapp.conftest import make_init_data
+
+STUB = (Path(__file__).parent / "tg_stub.js").read_text()
+PHONE = {"width": 390, "height": 844}
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "link_color": "#2481cc",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+}
+DARK = {
+    "bg_color": "#17212b",
+    "text_color": "#f5f5f5",
+    "hint_color": "#708499",
+    "link_color": "#6ab3f3",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#232e3c",
+}
+PLAYERS = [(101, "Ann"), (102, "Bob"), (103, "Carl")]
+
+
+async def telegram_context(
+    browser: Browser,
+    user_id: int,
+    name: str,
+    *,
+    dark: bool = False,
+    start_param: str | None = None,
+    language: str = "en",
+) -> BrowserContext:
+    init = make_init_data(user_id, name, start_param=start_param, language=language)
+    config = {
+        "initData": init,
+        "themeParams": DARK if dark else LIGHT,
+        "colorScheme": "dark" if dark else "light",
+    }
+    context = await browser.new_context(
+        viewport=PHONE, color_scheme="dark" if dark else "light", has_touch=True, locale="en-US"
+    )
+
+    async def serve_stub(route: Any) -> None:
+        await route.fulfill(
+            status=200,
+            content_type="text/javascript",
+            body=STUB.replace("__CONFIG__", json.dumps(config)),
+        )
+
+    await context.route("https://telegram.org/js/telegram-web-app.js", serve_stub)
+    return context
+
+
+async def serve(aiohttp_server: Any, service: GameService, settings: Settings) -> TestServer:
+    server: TestServer = await aiohttp_server(create_app(service, settings))
+    return server
+
+
+async def wait_view(page: Page, predicate: str, timeout: float = 15_000) -> Any:
+    await page.wait_for_function(
+        f"() => {{ const v = window.__sab && window.__sab.view; return !!(v && ({predicate})); }}",
+        timeout=timeout,
+    )
+    return await page.evaluate("window.__sab.view")
+
+
+async def game_where_actor_has(service: GameService, card_kind: str) -> tuple[str, int, dict]:
+    """A 3-human classic game where the first actor can make a move of ``card_kind``."""
+    for _ in range(40):
+        lobby = await service.create_lobby(chat=None, creator=UserRef(*PLAYERS[0]))
+        game_id = lobby["game_id"]
+        for uid, name in PLAYERS[1:]:
+            await service.join(game_id, UserRef(uid, name))
+        await service.start(game_id, PLAYERS[0][0])
+        for uid, _ in PLAYERS:
+            view = await service.view(game_id, uid)
+            if any(m["type"] == card_kind for m in view["legal_moves"]):
+                return game_id, uid, view
+    raise AssertionError(f"no game dealt a {card_kind} move to the first actor")
+
+
+def other(uid: int) -> tuple[int, str]:
+    return next(p for p in PLAYERS if p[0] != uid)
+
+
+def name_of(uid: int) -> str:
+    return next(n for u, n in PLAYERS if u == uid)
+
+
+async def test_telegram_place_card_by_tapping_and_live_update(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    settings: Settings,
+    screenshot: Screenshot,
+) -> None:
+    server = await serve(aiohttp_server, memory_service, settings)
+    base = f"http://127.0.0.1:{server.port}"
+    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
+    watcher_id, watcher_name = other(actor)
+    # the actor opens the board from the group link (start_param), the other player from a
+    # private-chat button (?game=)
+    ctx_a = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    ctx_b = await telegram_context(browser, watcher_id, watcher_name, dark=True)
+    try:
+        a = await ctx_a.new_page()
+        b = await ctx_b.new_page()
+        errors: list[str] = []
+        for p in (a, b):
+            p.on("pageerror", lambda e: errors.append(str(e)))
+        await a.goto(base + "/")
+        await b.goto(f"{base}/?game={game_id}")
+        v0 = await wait_view(a, "v.legal_moves.length > 0")
+        await wait_view(b, f"v.version === {v0['version']}")
+        await a.wait_for_selector("#board g.card")
+        assert await a.locator("#board g.goal").count() == 3
+        calls = await a.evaluate("window.__tgCalls.map(c => c[0])")
+        assert "ready" in calls and "expand" in calls
+        assert (
+            await a.evaluate(
+                "getComputedStyle(document.documentElement).getPropertyValue('--tg-theme-button-color')"
+            )
+            == "#2481cc"
+        )
+        await screenshot(a, "telegram-light-board")
+
+        move = next(m for m in v0["legal_moves"] if m["type"] == "place_path")
+        await a.click(f'.hcard[data-id="{move["card"]}"]')
+        glowing = await a.locator("#board .target").count()
+        assert glowing == len(
+            {(m["x"], m["y"]) for m in v0["legal_moves"] if m.get("card") == move["card"]}
+        )
+        await a.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
+        await a.wait_for_selector("#board .ghost")
+        main = await a.evaluate("window.Telegram.WebApp.MainButton.text")
+        assert main == "Place card"
+        assert await a.locator("#confirm").count() == 0  # MainButton replaces the plain button
+        await screenshot(a, "telegram-light-ghost")
+        await a.evaluate("window.__tgPressMain()")
+        after = await wait_view(a, f"v.version > {v0['version']}")
+        assert len(after["board"]) == len(v0["board"]) + 1
+        calls = await a.evaluate("window.__tgCalls")
+        assert ["haptic.impact", "light"] in calls
+        # the other player's page hears about it over the WebSocket and refetches
+        seen = await wait_view(b, f"v.version >= {after['version']}")
+        assert {(c["x"], c["y"]) for c in seen["board"]} >= {(move["x"], move["y"])}
+        await b.wait_for_function(
+            f"() => document.querySelector('#board').dataset.cards == '{len(after['board'])}'"
+        )
+        await screenshot(b, "telegram-dark-watcher")
+        # a refused move: the server's reason in a toast, and an error haptic
+        await a.evaluate("window.__sabApi.send({type: 'discard', cards: ['zzzzz']})")
+        await a.wait_for_selector("#toast.show")
+        assert "Not allowed" in await a.inner_text("#toast")
+        assert ["haptic.notification", "error"] in await a.evaluate("window.__tgCalls")
+        assert not errors, errors
+    finally:
+        await ctx_a.close()
+        await ctx_b.close()
+
+
+async def test_map_peek_is_private(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    settings: Settings,
+    screenshot: Screenshot,
+) -> None:
+    server = await serve(aiohttp_server, memory_service, settings)
+    base = f"http://127.0.0.1:{server.port}"
+    game_id, actor, view = await game_where_actor_has(memory_service, "map")
+    watcher_id, watcher_name = other(actor)
+    ctx_a = await telegram_context(browser, actor, name_of(actor), dark=True)
+    ctx_b = await telegram_context(browser, watcher_id, watcher_name)
+    try:
+        a = await ctx_a.new_page()
+        b = await ctx_b.new_page()
+        await a.goto(f"{base}/?game={game_id}")
+        await b.goto(f"{base}/?game={game_id}")
+        v0 = await wait_view(a, "v.legal_moves.length > 0")
+        move = next(m for m in v0["legal_moves"] if m["type"] == "map")
+        await a.click(f'.hcard[data-id="{move["card"]}"]')
+        assert await a.locator("#board .goal-target").count() == 3
+        await a.click(f'#board .goal-target[data-goal="{move["goal"]}"]')
+        assert await a.evaluate("window.Telegram.WebApp.MainButton.text") == "Play"
+        await a.evaluate("window.__tgPressMain()")
+        mine = await wait_view(a, "v.you.known_goals.length === 1")
+        kind = mine["you"]["known_goals"][0]["kind"]
+        assert kind in ("gold", "stone")
+        await a.wait_for_selector("#flip")  # the goal turns over for its player
+        assert await a.get_attribute("#flip", "data-kind") == kind
+        await a.wait_for_timeout(1300)
+        await screenshot(a, "telegram-dark-map-peek")
+        assert await a.evaluate("window.Telegram.WebApp.BackButton.isVisible")
+        await a.evaluate("window.__tgPressBack()")
+        assert await a.locator("#overlay").is_hidden()
+        assert await a.locator("#board .peek").count() == 1
+        # the other player sees that a map was used on that goal, never what it showed
+        theirs = await wait_view(b, f"v.version >= {mine['version']}")
+        assert theirs["you"]["known_goals"] == []
+        assert any(e["code"] == "map_used" and e.get("goal") == move["goal"] for e in theirs["log"])
+        assert kind not in json.dumps(theirs["log"])
+        assert await b.locator("#board .peek").count() == 0
+        await b.click("#btn-log")
+        await b.wait_for_selector("#log-list li")
+        assert f"looked at goal {move['goal'] + 1}" in await b.inner_text("#log-list")
+        await screenshot(b, "telegram-light-log")
+    finally:
+        await ctx_a.close()
+        await ctx_b.close()
+
+
+async def play_my_turn(page: Page, view: dict) -> None:
+    """Make one move through the page, as a person would: by tapping."""
+    moves = view["legal_moves"]
+    place = [m for m in moves if m["type"] == "place_path"]
+    if any(m["type"] == "next_round" for m in moves):
+        return
+    if place:
+        # prefer moves towards the goals, so the round tends to end by reaching one
+        move = max(place, key=lambda m: (m["x"], -abs(m["y"])))
+        await page.click(f'.hcard[data-id="{move["card"]}"]')
+        await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
+        if move["rotated"]:
+            await page.click("#board .ghost")  # a second tap turns the card
+    else:
+        discard = next(m for m in moves if m["type"] == "discard")
+        await page.click('#buttons [data-act="discard"]')
+        for card in discard["cards"]:
+            await page.click(f'.hcard[data-id="{card}"]')
+    await page.click("#confirm")
+
+
+async def test_local_mode_plays_a_round(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    screenshot: Screenshot,
+) -> None:
+    settings = Settings(telegram_bot_token=None, session_secret="local-secret")
+    app = create_app(memory_service, settings)
+    server: TestServer = await aiohttp_server(app)
+    url = await start_local_table(memory_service, settings, app, port=server.port)
+    context = await browser.new_context(viewport=PHONE, locale="zh-CN")
+    blocked: list[str] = []
+    await context.route(
+        "https://telegram.org/**",
+        lambda r: (blocked.append(r.request.url), asyncio.ensure_future(r.abort()))[1],
+    )
+    try:
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(url)
+        await wait_view(page, "true")
+        assert "code=" not in page.url  # the one-time code leaves the address bar
+        assert await page.evaluate("document.documentElement.lang") == "zh-Hans"
+        await screenshot(page, "local-zh-start")
+        moves_made = 0
+        for _ in range(400):
+            view = await page.evaluate("window.__sab.view")
+            if view["status"] in ("round_over", "finished"):
+                break
+            if view["legal_moves"] and not await page.evaluate("window.__sab.busy"):
+                before = view["version"]
+                await play_my_turn(page, view)
+                await wait_view(page, f"v.version > {before}")
+                moves_made += 1
+            else:
+                await page.wait_for_timeout(100)
+        view = await wait_view(
+            page, "v.status === 'round_over' || v.status === 'finished'", timeout=30_000
+        )
+        assert moves_made > 0
+        await page.wait_for_selector("#result-title")
+        assert all(s["role"] for s in view["seats"])  # roles revealed at round end
+        assert await page.locator("[data-seat-result]").count() == 5
+        await screenshot(page, "local-zh-round-end")
+        await page.click("#sheet [data-replay]")
+        await page.wait_for_function(
+            "() => window.__sab.replay && window.__sab.replay.steps.length > 1"
+        )
+        await page.click('#buttons [data-act="next"]')
+        await page.click('#buttons [data-act="next"]')
+        assert await page.evaluate("window.__sab.replay.i") == 2
+        await screenshot(page, "local-zh-replay")
+        await page.click('#buttons [data-act="close-replay"]')
+        assert not blocked  # local mode never asks telegram.org for its script
+        assert not errors, errors
+    finally:
+        await context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_screens_outside_telegram(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    scheme: str,
+    screenshot: Screenshot,
+) -> None:
+    settings = Settings(telegram_bot_token=None, session_secret="s")
+    app = create_app(memory_service, settings)
+    server: TestServer = await aiohttp_server(app)
+    url = await start_local_table(memory_service, settings, app, port=server.port)
+    context = await browser.new_context(viewport=PHONE, color_scheme=scheme, locale="en-US")
+    try:
+        page = await context.new_page()
+        await page.goto(url)
+        await wait_view(page, "true")
+        assert await page.evaluate("document.documentElement.dataset.scheme") == scheme
+        await page.click("#btn-secrets")
+        await page.wait_for_selector("#my-role")
+        await screenshot(page, f"local-{scheme}-secrets")
+        await page.click("#sheet [data-close]")
+        # pinch-free zoom controls and a language switch
+        await page.click("#zoom-in")
+        await page.select_option("#lang", "zh-hant")
+        assert await page.evaluate("document.documentElement.lang") == "zh-Hant"
+        await screenshot(page, f"local-{scheme}-zh-hant")
+    finally:
+        await context.close()
