@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -117,7 +118,7 @@ async def test_moves_ok_stale_illegal(any_service: GameService, make_client: Cli
         if found:
             break
         await any_service.fire_due()
-        time.sleep(0.02)
+        await asyncio.sleep(0.02)
     assert found, "no human turn came"
     headers, view = found
     url = f"/api/games/{game_id}/moves"
@@ -302,3 +303,61 @@ async def test_local_mode_code_is_one_time(
     assert view["you"]["seat"] is not None and len(view["seats"]) == 5
     r = await client.get("/")
     assert "telegram-web-app.js" not in await r.text()
+
+
+async def test_websocket_auth_origin_and_push(
+    any_service: GameService, make_client: ClientMaker, monkeypatch: Any
+) -> None:
+    import aiohttp
+
+    from miniapp import ws as ws_module
+
+    monkeypatch.setattr(ws_module, "AUTH_TIMEOUT", 0.3)
+    client = await make_client(any_service)
+    game_id, _ = await two_player_game(any_service)
+    url = f"/api/games/{game_id}/ws"
+    origin = f"http://{client.server.host}:{client.server.port}"
+    # a foreign Origin is refused before the upgrade
+    for bad in ("https://evil.example", ""):
+        headers = {"Origin": bad} if bad else {}
+        try:
+            await client.ws_connect(url, headers=headers)
+            raise AssertionError("connected with a foreign origin")
+        except aiohttp.WSServerHandshakeError as exc:
+            assert exc.status == 403
+    # no auth frame in time: closed with 4401
+    sock = await client.ws_connect(url, headers={"Origin": origin})
+    msg = await sock.receive(timeout=3)
+    assert msg.type == aiohttp.WSMsgType.CLOSE and msg.data == 4401
+    # a bad token: 4401
+    sock = await client.ws_connect(url, headers={"Origin": origin})
+    await sock.send_json({"auth": "nope.nope"})
+    msg = await sock.receive(timeout=3)
+    assert msg.type == aiohttp.WSMsgType.CLOSE and msg.data == 4401
+    # a good token: the current version, then a push when the game changes
+    ann = await session_token(client, 1)
+    token = ann["Authorization"].split(" ", 1)[1]
+    sock = await client.ws_connect(url, headers={"Origin": origin})
+    await sock.send_json({"auth": token})
+    hello = await sock.receive_json(timeout=3)
+    assert hello["game_id"] == game_id
+    found = None
+    for _ in range(100):
+        found = await current_actor_headers(client, game_id)
+        if found:
+            break
+        await asyncio.sleep(0.05)
+    assert found
+    headers, view = found
+    r = await client.post(
+        f"/api/games/{game_id}/moves",
+        json={"version": view["version"], "move": view["legal_moves"][0]},
+        headers=headers,
+    )
+    assert r.status == 200
+    new_version = (await r.json())["version"]
+    pushed = []
+    while not pushed or pushed[-1] < new_version:
+        pushed.append((await sock.receive_json(timeout=3))["version"])
+    assert pushed[-1] == new_version
+    await sock.close()

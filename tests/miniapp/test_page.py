@@ -120,7 +120,7 @@ async def test_telegram_place_card_by_tapping_and_live_update(
 ) -> None:
     server = await serve(aiohttp_server, memory_service, settings)
     base = f"http://127.0.0.1:{server.port}"
-    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
+    game_id, actor, _ = await game_where_actor_has(memory_service, "place_path")
     watcher_id, watcher_name = other(actor)
     # the actor opens the board from the group link (start_param), the other player from a
     # private-chat button (?game=)
@@ -192,7 +192,7 @@ async def test_map_peek_is_private(
 ) -> None:
     server = await serve(aiohttp_server, memory_service, settings)
     base = f"http://127.0.0.1:{server.port}"
-    game_id, actor, view = await game_where_actor_has(memory_service, "map")
+    game_id, actor, _ = await game_where_actor_has(memory_service, "map")
     watcher_id, watcher_name = other(actor)
     ctx_a = await telegram_context(browser, actor, name_of(actor), dark=True)
     ctx_b = await telegram_context(browser, watcher_id, watcher_name)
