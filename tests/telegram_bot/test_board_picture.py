@@ -241,3 +241,21 @@ def test_real_engine_spectator_view_renders() -> None:
         s["name"] = NAMES[i]
     data, _ = render_board(view)
     assert max(_decode(data).size) <= 1280 and len(data) < 1_000_000
+
+
+def test_without_any_cjk_font_it_warns_and_still_renders(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from telegram_bot import fonts
+
+    monkeypatch.setattr(fonts, "CANDIDATES", ())
+    monkeypatch.delenv("BOARD_FONT", raising=False)
+    fonts.find_font.cache_clear()
+    fonts.load_font.cache_clear()
+    try:
+        with caplog.at_level("WARNING"):
+            data, _ = render_board(spectator_view(4, 6))
+        assert "No CJK font found" in caplog.text
+        assert max(_decode(data).size) <= 1280
+    finally:
+        fonts.find_font.cache_clear()
+        fonts.load_font.cache_clear()
