@@ -4,9 +4,11 @@ Checked on the source with ``ast`` (nothing is imported):
 
 - ``core/engine`` (and ``core/rules`` if it appears) is pure: standard library only, and
   of ``core`` only itself. ``core/ai`` likewise, and may also read ``core.engine``.
-  Neither imports the modules that bring clocks, threads, sockets, processes, logging or
-  OS entropy (``FORBIDDEN_IN_PURE``), nor uses the process-global ``random`` generator:
-  ``random.Random(seed)`` is the only thing they may take from ``random``.
+  Neither imports the modules that bring clocks, threads, sockets, processes, logging,
+  the environment and the file system (``os``: packaged data is read with
+  ``importlib.resources``) or OS entropy (``FORBIDDEN_IN_PURE``), nor uses the
+  process-global ``random`` generator: ``random.Random(seed)`` is the only thing they may
+  take from ``random``.
 - ``core`` never imports ``telegram_bot`` or ``miniapp``; ``miniapp`` never imports
   ``telegram_bot``.
 
@@ -37,9 +39,11 @@ FORBIDDEN_IN_PURE = frozenset(
         "http",
         "logging",
         "multiprocessing",
+        "os",
         "sched",
         "secrets",
         "selectors",
+        "shutil",
         "signal",
         "smtplib",
         "socket",
@@ -47,6 +51,7 @@ FORBIDDEN_IN_PURE = frozenset(
         "sqlite3",
         "ssl",
         "subprocess",
+        "tempfile",
         "threading",
         "time",
         "urllib",
@@ -222,6 +227,8 @@ def test_clean_engine_sources_pass(source: str) -> None:
         ("import subprocess", "must not import subprocess"),
         ("import logging", "must not import logging"),
         ("import secrets", "must not import secrets"),
+        ("import os.path", "must not import os.path"),
+        ("from os import environ", "must not import os"),
         ("import concurrent.futures", "must not import concurrent.futures"),
         ("import redis", "imports redis, not the standard library"),
         ("from telegram import Bot", "imports telegram, not the standard library"),
