@@ -41,6 +41,31 @@ CARD_FIELDS = ("card", "removed")
 BOOL_FIELDS = ("rotated",)
 
 
+def _enc_log(log: tuple[dict[str, Any], ...]) -> list[Any]:
+    """Positional entries carry their seq as the step from the previous entry's seq."""
+    out: list[Any] = []
+    prev = 0
+    for e in log:
+        x = _enc_entry(e)
+        if isinstance(x, list):
+            x[0] -= prev
+        prev = e["seq"]
+        out.append(x)
+    return out
+
+
+def _dec_log(items: list[Any]) -> tuple[dict[str, Any], ...]:
+    out: list[dict[str, Any]] = []
+    prev = 0
+    for x in items:
+        if isinstance(x, list):
+            x = [x[0] + prev, *x[1:]]
+        e = _dec_entry(x)
+        prev = e["seq"]
+        out.append(e)
+    return tuple(out)
+
+
 def _enc_entry(e: dict[str, Any]) -> Any:
     code = e.get("code")
     fields = LOG_FIELDS.get(code) if isinstance(code, str) else None
@@ -89,7 +114,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "nuggets": state.nuggets,
         "ready": sorted(state.ready),
         "results": list(state.results),
-        "log": [_enc_entry(e) for e in state.log],
+        "log": _enc_log(state.log),
         "round": {
             "n": rs.number,
             "drawn": rs.drawn,
@@ -155,7 +180,7 @@ def state_from_json(d: dict[str, Any]) -> GameState:
         gold=tuple(d["gold"]),
         nuggets=d["nuggets"],
         rs=rs,
-        log=tuple(_dec_entry(x) for x in d["log"]),
+        log=_dec_log(d["log"]),
         results=tuple(d["results"]),
         ready=frozenset(d["ready"]),
     )

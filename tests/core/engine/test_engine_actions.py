@@ -343,3 +343,25 @@ def test_s2_path_then_draw_and_action_then_draw() -> None:
     assert len(s2.rs.hands[0]) == 2 and s2.rs.deck_size() == deck - 1
     s3, _ = apply_move(s, 0, {"type": "map", "card": iid(s, 0, "MAP"), "goal": 0})
     assert len(s3.rs.hands[0]) == 2
+
+
+def test_swap_hats_on_another_player() -> None:
+    roles = ["SABOTEUR", "GOLD_DIGGER_GREEN", "GEOLOGIST"]
+    s = build(X, 3, hands={0: ["SWAP_YOUR_HATS"]}, roles=roles, pool=["BOSS", "SABOTEUR"])
+    s2, ev = apply_move(
+        s, 0, {"type": "swap_hats", "card": iid(s, 0, "SWAP_YOUR_HATS"), "target_seat": 2}
+    )
+    assert s2.rs.roles == ("SABOTEUR", "GOLD_DIGGER_GREEN", "BOSS")
+    assert ev[0] == {
+        "seq": 1,
+        "seat": 0,
+        "code": "hats_swapped",
+        "card": "SWAP_YOUR_HATS",
+        "target_seat": 2,
+    }
+    assert view_for(s2, 2)["you"]["role"] == "BOSS"
+    assert "BOSS" not in str(view_for(s2, 0)) and "GEOLOGIST" not in str(view_for(s2, 1))
+    assert (
+        refuse(s, 0, {"type": "swap_hats", "card": iid(s, 0, "SWAP_YOUR_HATS"), "target_seat": 5})
+        == Reason.BAD_TARGET
+    )

@@ -326,3 +326,22 @@ def test_rockfall() -> None:
     # (2,0) is now cut off: nothing may be added east of it; (1,0) can be filled again
     assert not listed(s2, 1, EW, 3, 0)
     assert listed(s2, 1, EW, 1, 0)
+
+
+def test_ladder_placement_can_reveal_a_goal_through_reconnection() -> None:
+    # a disconnected segment (5,0)..(7,0) touches the gold; a ladder at (5,1) feeds it
+    cells = [(5, 0, "S1_T_NEW", True), (6, 0, EW, False), (7, 0, EW, False)]
+    # (5,0) turned T_NEW = E-S-W: its S opening faces (5,1)
+    s = build(
+        "expansion",
+        3,
+        hands={0: ["S2_LADDER_NE"]},
+        cells=cells,
+        gold_at=1,
+        roles=["GOLD_DIGGER_BLUE", "SABOTEUR", "GOLD_DIGGER_GREEN"],
+    )
+    s2, ev = place(s, 0, "S2_LADDER_NE", 5, 1)
+    assert [e["code"] for e in ev] == ["path_placed", "goal_revealed", "round_ended"]
+    res = view_for(s2, 0)["round_result"]
+    assert res["reached_by"] == 0 and res["winners"] == "blue"
+    assert res["route"][0] == [5, 1] and res["route"][-1] == [8, 0]
