@@ -1,17 +1,177 @@
-"""Process entry point: starts the service, the Mini App's web server and (with a token) the bot.
+"""Process entry point: one web server carrying the Mini App, the bot and the game timers.
 
-Placeholder until the service, the Mini App and the bot land; it says what is missing.
+``python -m telegram_bot`` (or the ``saboteur`` console script):
+
+- no ``TELEGRAM_BOT_TOKEN``: local mode — an in-process store (unless ``REDIS_URL``), the
+  Mini App on localhost and a printed URL where one person plays against computer seats;
+- a token: the bot (polling, or webhook with ``WEBHOOK_URL``) and the Mini App's API on the
+  same aiohttp server;
+- ``WORKERS`` > 1: a supervisor starts that many worker processes sharing the port
+  (``SO_REUSEPORT``) and restarts any that dies. Several workers need Redis (the only store
+  they can share) and, with a token, webhook mode (two pollers would steal each other's
+  updates).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
 import sys
+import time
+from collections.abc import AsyncIterator
+from typing import Any
 
+from aiohttp import web
+
+from core.service import GameService
 from core.settings import Settings
+from core.store import open_store
+from miniapp.server import create_app
+
+log = logging.getLogger(__name__)
+
+RESTART_BACKOFF_S = 1.0
+
+
+def check_settings(settings: Settings) -> list[str]:
+    """Configuration mistakes that would make the product misbehave, as sentences."""
+    problems = []
+    if settings.workers > 1 and not settings.redis_url:
+        problems.append("WORKERS > 1 needs REDIS_URL: workers share games only through Redis.")
+    if settings.workers > 1 and settings.telegram_bot_token and not settings.webhook_url:
+        problems.append(
+            "WORKERS > 1 with a bot token needs WEBHOOK_URL: several pollers would steal "
+            "each other's updates."
+        )
+    if settings.webhook_url and not settings.webhook_url.startswith("https://"):
+        problems.append("WEBHOOK_URL must be an https:// URL (Telegram requires HTTPS).")
+    return problems
+
+
+def build_web_app(settings: Settings, *, worker: int = 0) -> web.Application:
+    """The aiohttp application of one worker: service, API, static page, bot and timers."""
+    store = open_store(settings.redis_url, prefix=settings.redis_prefix)
+    service = GameService(store)
+    app = create_app(service, settings)
+
+    async def store_and_timers(_app: web.Application) -> AsyncIterator[None]:
+        await store.start()
+        stop = asyncio.Event()
+        timers = asyncio.create_task(service.run_timers(stop), name="game-timers")
+        try:
+            yield
+        finally:
+            stop.set()
+            timers.cancel()
+            await asyncio.gather(timers, return_exceptions=True)
+            await store.close()
+
+    app.cleanup_ctx.append(store_and_timers)
+
+    if settings.telegram_bot_token:
+        from telegram_bot.app import attach_bot, build_application
+
+        attach_bot(app, build_application(settings, service), settings)
+    elif worker == 0:
+        _attach_local_table(app, service, settings)
+    return app
+
+
+def _attach_local_table(app: web.Application, service: Any, settings: Settings) -> None:
+    """Local mode: once the server listens, create a game and print its URL."""
+    from miniapp.local import start_local_table
+
+    async def announce(web_app: web.Application) -> None:
+        url = await start_local_table(service, settings, web_app)
+        print(
+            "\nSaboteur is running in local mode (no TELEGRAM_BOT_TOKEN).\n"
+            f"Open this link in your browser to play against computer players:\n\n  {url}\n\n"
+            "Press Ctrl+C to stop.",
+            flush=True,
+        )
+
+    app.on_startup.append(announce)
+
+
+def run_worker(settings: Settings, worker: int = 0) -> None:
+    """Serve until stopped; several workers bind the same port with SO_REUSEPORT."""
+    _configure_logging()
+    app = build_web_app(settings, worker=worker)
+    web.run_app(
+        app,
+        host=settings.host,
+        port=settings.port,
+        reuse_port=settings.workers > 1,
+        print=None,
+        access_log=None,
+        handle_signals=True,
+        shutdown_timeout=5.0,
+    )
+
+
+def supervise(settings: Settings) -> None:
+    """Start ``WORKERS`` processes and keep that many alive until SIGINT/SIGTERM."""
+    ctx = multiprocessing.get_context("spawn")
+    procs: dict[int, multiprocessing.process.BaseProcess] = {}
+    stopping = False
+
+    def spawn(worker: int) -> None:
+        proc = ctx.Process(target=run_worker, args=(settings, worker), name=f"worker-{worker}")
+        proc.start()
+        procs[worker] = proc
+        log.info("worker %d started (pid %s)", worker, proc.pid)
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for worker in range(settings.workers):
+        spawn(worker)
+    print(
+        f"Saboteur: {settings.workers} workers on http://{settings.host}:{settings.port}",
+        flush=True,
+    )
+    while not stopping:
+        time.sleep(0.2)
+        for worker, proc in list(procs.items()):
+            if not proc.is_alive() and not stopping:
+                log.warning("worker %d exited with %s; restarting", worker, proc.exitcode)
+                time.sleep(RESTART_BACKOFF_S)
+                spawn(worker)
+    for proc in procs.values():
+        if proc.is_alive() and proc.pid is not None:
+            os.kill(proc.pid, signal.SIGTERM)
+    for proc in procs.values():
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+
+
+def _configure_logging() -> None:
+    level = os.environ.get("LOG_LEVEL", "INFO").upper()
+    logging.basicConfig(
+        level=level,
+        format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
+    )
+    # httpx logs every Bot API call with the token in the URL: keep it quiet.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    mode = "local mode (no TELEGRAM_BOT_TOKEN)" if settings.local_mode else "bot mode"
-    print(f"Saboteur for Telegram: {mode}. The game server is not built yet.", file=sys.stderr)
-    sys.exit(1)
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        sys.exit(f"Configuration error: {exc}")
+    problems = check_settings(settings)
+    if problems:
+        sys.exit("Configuration error:\n- " + "\n- ".join(problems))
+    if settings.workers > 1:
+        _configure_logging()
+        supervise(settings)
+    else:
+        run_worker(settings)
