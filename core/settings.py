@@ -44,6 +44,12 @@ class Settings:
     initdata_max_age: int = 86400
     default_language: str = "en"
     board_font: str | None = None
+    api_only: bool = False
+
+    @property
+    def runs_bot(self) -> bool:
+        """A token and not ``API_ONLY``: the API validates initData without running the bot."""
+        return bool(self.telegram_bot_token) and not self.api_only
 
     @property
     def local_mode(self) -> bool:
@@ -79,4 +85,5 @@ class Settings:
             initdata_max_age=_int(env, "INITDATA_MAX_AGE", 86400),
             default_language=language,
             board_font=opt("BOARD_FONT"),
+            api_only=(opt("API_ONLY") or "0").lower() in ("1", "true", "yes"),
         )

@@ -6,6 +6,8 @@
   Mini App on localhost and a printed URL where one person plays against computer seats;
 - a token: the bot (polling, or webhook with ``WEBHOOK_URL``) and the Mini App's API on the
   same aiohttp server;
+- a token with ``API_ONLY=1``: the Mini App's API alone (initData is checked with the token,
+  Telegram is never called) — what load tests run;
 - ``WORKERS`` > 1: a supervisor starts that many worker processes sharing the port
   (``SO_REUSEPORT``) and restarts any that dies. Several workers need Redis (the only store
   they can share) and, with a token, webhook mode (two pollers would steal each other's
@@ -41,7 +43,7 @@ def check_settings(settings: Settings) -> list[str]:
     problems = []
     if settings.workers > 1 and not settings.redis_url:
         problems.append("WORKERS > 1 needs REDIS_URL: workers share games only through Redis.")
-    if settings.workers > 1 and settings.telegram_bot_token and not settings.webhook_url:
+    if settings.workers > 1 and settings.runs_bot and not settings.webhook_url:
         problems.append(
             "WORKERS > 1 with a bot token needs WEBHOOK_URL: several pollers would steal "
             "each other's updates."
@@ -71,11 +73,11 @@ def build_web_app(settings: Settings, *, worker: int = 0) -> web.Application:
 
     app.cleanup_ctx.append(store_and_timers)
 
-    if settings.telegram_bot_token:
+    if settings.runs_bot:
         from telegram_bot.app import attach_bot, build_application
 
         attach_bot(app, build_application(settings, service), settings)
-    elif worker == 0:
+    elif settings.local_mode and worker == 0:
         _attach_local_table(app, service, settings)
     return app
 
