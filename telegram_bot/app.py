@@ -167,7 +167,6 @@ async def start_bot(application: Application, settings: Settings) -> None:
                                           secret_token=settings.webhook_secret,
                                           allowed_updates=Update.ALL_TYPES)
     elif application.updater is not None:
-        await application.bot.delete_webhook()
         await application.updater.start_polling(poll_interval=0.0, timeout=opts.poll_timeout,
                                                 allowed_updates=Update.ALL_TYPES)
 

@@ -102,10 +102,10 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if payload.startswith("j") and len(payload) > 1:
         await join_from_link(update, context, payload[1:], t)
         return
-    if payload.startswith("h") and len(payload) > 1 and payload != "hello":
-        if await send_panel(context.bot, deps, payload[1:], user.id,
-                            language=user.language_code) is not None:
-            return
+    if payload.startswith("h") and len(payload) > 1 and payload != "hello" and (
+            await send_panel(context.bot, deps, payload[1:], user.id,
+                             language=user.language_code) is not None):
+        return
     games = await deps.port.games_for_user(user.id)
     for game_id in games[-3:]:
         await send_panel(context.bot, deps, game_id, user.id, language=user.language_code)

@@ -47,6 +47,7 @@ class Notifier:
         self._lobbies: set[str] = set()
         self._warn_tasks: dict[str, asyncio.Task[None]] = {}
         self._picture_hash: dict[str, str] = {}
+        self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: dict[str, asyncio.Task[None]] = {}
 
@@ -292,7 +293,6 @@ class Notifier:
             self._board_dirty.discard(game_id)
             return
         while game_id in self._board_dirty:
-            await self.deps.runtime.acquire(chat.chat_id)
             self._board_dirty.discard(game_id)
             try:
                 await self._draw(game_id, chat.chat_id, chat.topic_id)
@@ -305,45 +305,95 @@ class Notifier:
                 log.exception("board update failed for %s", game_id)
 
     async def _draw(self, game_id: str, chat_id: int, topic_id: int | None) -> None:
+        """Render the latest view; spend a group token only when something visible changed,
+        and re-render after waiting for it if the game moved meanwhile (latest wins)."""
+        out = await self._render(game_id, chat_id)
+        if out is None:
+            return
+        await self.deps.runtime.acquire(chat_id)
+        if game_id in self._board_dirty:
+            self._board_dirty.discard(game_id)
+            out = await self._render(game_id, chat_id) or out
+        await self._send(game_id, chat_id, topic_id, out)
+
+    async def _render(self, game_id: str, chat_id: int) -> dict[str, Any] | None:
         sv = await self.deps.port.view(game_id, None)
         if sv is None:
             await self._close_lobby(game_id, started=False)
-            return
+            return None
         t = await self.deps.tr_chat(chat_id, sv)
         data = await self.deps.runtime.get_game_data(game_id)
         if sv.get("status") == "lobby":
-            await self._draw_lobby(game_id, chat_id, topic_id, sv, t, data)
-            return
-        if "lobby_msg" in data and await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
-            with contextlib.suppress(TelegramError):
-                await self.bot.edit_message_text(texts.lobby_closed_text(t, True), chat_id,
-                                                 int(data["lobby_msg"]))
-            await self.deps.runtime.acquire(chat_id)
+            turn_time = (sv.get("settings") or {}).get("turn_time")
+            at = int(data.get("autostart", "0") or 0)
+            text = texts.lobby_text(t, sv, autostart_in=int(at - time.time()) if at else None,
+                                    turn_time=turn_time)
+            if data.get("lobby_mode") == "settings":
+                markup = kb.settings_keyboard(t, sv, turn_time, t.language)
+            else:
+                markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
+            if "lobby_msg" in data and self._sent.get(game_id) == (text, markup.to_json()):
+                return None
+            return {"kind": "lobby", "text": text, "markup": markup, "data": data, "t": t}
         caption = texts.board_caption(t, sv)
         markup = kb.board_keyboard(t, game_id, self.deps.bot_username,
                                    self.deps.settings.miniapp_short_name)
         picture, _mime = await self._picture(sv)
         digest = hashlib.sha1(picture).hexdigest()
-        board_msg = data.get("board_msg")
-        if board_msg is None:
-            if not await self.deps.runtime.claim(f"boardmsg:{game_id}", 3600):
-                return
-            msg = await self.bot.send_photo(chat_id, picture, caption=caption,
-                                            parse_mode=ParseMode.HTML, reply_markup=markup,
-                                            message_thread_id=topic_id)
-            await self.deps.runtime.set_game_data(game_id, "board_msg", str(msg.message_id))
-            self._picture_hash[game_id] = digest
-            return
+        if "board_msg" in data and self._sent.get(game_id) == (caption, markup.to_json()) \
+                and self._picture_hash.get(game_id) == digest:
+            return None  # nothing visible changed: spend no group call
+        return {"kind": "board", "caption": caption, "markup": markup, "picture": picture,
+                "digest": digest, "data": data, "t": t}
+
+    async def _send(self, game_id: str, chat_id: int, topic_id: int | None,
+                    out: dict[str, Any]) -> None:
+        data: dict[str, str] = out["data"]
+        markup = out["markup"]
         try:
+            if out["kind"] == "lobby":
+                text = out["text"]
+                self._sent[game_id] = (text, markup.to_json())
+                if "lobby_msg" not in data:
+                    if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
+                        return
+                    msg = await self.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
+                                                      reply_markup=markup,
+                                                      message_thread_id=topic_id)
+                    await self.deps.runtime.set_game_data(game_id, "lobby_msg",
+                                                          str(msg.message_id))
+                    return
+                await self.bot.edit_message_text(text, chat_id, int(data["lobby_msg"]),
+                                                 parse_mode=ParseMode.HTML, reply_markup=markup)
+                return
+            caption, picture, digest = out["caption"], out["picture"], out["digest"]
+            if "board_msg" not in data:
+                if not await self.deps.runtime.claim(f"boardmsg:{game_id}", 3600):
+                    return
+                msg = await self.bot.send_photo(chat_id, picture, caption=caption,
+                                                parse_mode=ParseMode.HTML, reply_markup=markup,
+                                                message_thread_id=topic_id)
+                await self.deps.runtime.set_game_data(game_id, "board_msg", str(msg.message_id))
+                self._picture_hash[game_id] = digest
+                self._sent[game_id] = (caption, markup.to_json())
+                if "lobby_msg" in data and await self.deps.runtime.claim(
+                        f"lobbyclosed:{game_id}"):
+                    await self.deps.runtime.acquire(chat_id)
+                    with contextlib.suppress(TelegramError):
+                        await self.bot.edit_message_text(
+                            texts.lobby_closed_text(out["t"], True), chat_id,
+                            int(data["lobby_msg"]))
+                return
             if self._picture_hash.get(game_id) == digest:
-                await self.bot.edit_message_caption(chat_id, int(board_msg), caption=caption,
-                                                    parse_mode=ParseMode.HTML,
+                await self.bot.edit_message_caption(chat_id, int(data["board_msg"]),
+                                                    caption=caption, parse_mode=ParseMode.HTML,
                                                     reply_markup=markup)
             else:
                 await self.bot.edit_message_media(
                     InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
-                    chat_id, int(board_msg), reply_markup=markup)
+                    chat_id, int(data["board_msg"]), reply_markup=markup)
             self._picture_hash[game_id] = digest
+            self._sent[game_id] = (caption, markup.to_json())
         except BadRequest as exc:
             if "not modified" not in str(exc).lower():
                 raise
@@ -354,31 +404,6 @@ class Notifier:
         result: tuple[bytes, str] = await render_board_async(
             sv, font_path=self.deps.settings.board_font)
         return result
-
-    async def _draw_lobby(self, game_id: str, chat_id: int, topic_id: int | None, sv: dict,
-                          t: Translator, data: dict[str, str]) -> None:
-        turn_time = (sv.get("settings") or {}).get("turn_time")
-        at = int(data.get("autostart", "0") or 0)
-        text = texts.lobby_text(t, sv, autostart_in=int(at - time.time()) if at else None,
-                                turn_time=turn_time)
-        if data.get("lobby_mode") == "settings":
-            markup = kb.settings_keyboard(t, sv, turn_time, t.language)
-        else:
-            markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
-        lobby_msg = data.get("lobby_msg")
-        if lobby_msg is None:
-            if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
-                return
-            msg = await self.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
-                                              reply_markup=markup, message_thread_id=topic_id)
-            await self.deps.runtime.set_game_data(game_id, "lobby_msg", str(msg.message_id))
-            return
-        try:
-            await self.bot.edit_message_text(text, chat_id, int(lobby_msg),
-                                             parse_mode=ParseMode.HTML, reply_markup=markup)
-        except BadRequest as exc:
-            if "not modified" not in str(exc).lower():
-                raise
 
     async def _close_lobby(self, game_id: str, *, started: bool) -> None:
         data = await self.deps.runtime.get_game_data(game_id)

@@ -124,8 +124,8 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
         role_text = f" ({esc(t.role(role))})" if role else ""
         gold = s.get("gold")
         gold_text = f" — {gold} 🪙" if gold is not None else ""
-        rows.append(f"{mark} {esc(s.get('name'))}{role_text} 🂠{s.get('hand_size', 0)} "
-                    f"{extra}{gold_text}".rstrip())
+        parts = [f"{mark} {esc(s.get('name'))}{role_text}", f"🂠{s.get('hand_size', 0)}", extra]
+        rows.append(" ".join(p for p in parts if p) + gold_text)
     lines.extend(rows)
     lines.append(t.gettext("Deck: {deck} · Discarded: {discard}",
                            deck=view.get("deck_size", 0), discard=view.get("discard_size", 0)))

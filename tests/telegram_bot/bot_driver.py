@@ -97,7 +97,8 @@ async def play_turn(env: BotEnv, user: FakeUser, version: int, rng: random.Rando
     moves = [b for b in buttons(msg) if callback_parts(b)[0] == "m"]
     if cards:
         key = (msg["chat"]["id"], msg["message_id"])
-        user.press(msg, lambda b, c=rng.choice(cards): b is c)
+        picked = rng.choice(cards)
+        user.press(msg, lambda b: b is picked)
 
         def card_moves() -> list[dict[str, Any]] | None:
             m = api.messages.get(key)

@@ -17,6 +17,7 @@ with the secret header.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -222,10 +223,8 @@ class FakeBotAPI:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise TimeoutError("condition not met in time")
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), min(left, 0.25))
-                except TimeoutError:
-                    pass
 
     # ------------------------------------------------------------------ record queries
     def calls_to(self, chat_id: int, *, ok: bool | None = True) -> list[Call]:

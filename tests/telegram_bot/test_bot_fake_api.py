@@ -24,7 +24,7 @@ async def test_semantics(fake_api: FakeBotAPI) -> None:
                                             "x", callback_data="a:1")]]))
         web = InlineKeyboardMarkup([[InlineKeyboardButton("app", web_app=WebAppInfo(
             "https://example.org/"))]])
-        with pytest.raises(BadRequest, match="(?i)button_type_invalid"):
+        with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
             await bot.send_message(-100, "board", reply_markup=web)
         await bot.send_message(alice.id, "board", reply_markup=web)
         photo = await bot.send_photo(-100, b"\x89PNG fake", caption="c")
