@@ -429,6 +429,54 @@ def play_game(
     return state
 
 
+Step = tuple[GameState, dict[str, Any], GameState]
+
+
+def walk(
+    config: GameConfig,
+    seed: int,
+    *,
+    east_bias: float = 0.0,
+    timeouts: float = 0.0,
+    max_moves: int = 20_000,
+) -> Iterator[Step]:
+    """Play one game to the end, yielding (before, log entry, after) for every step.
+
+    The entry is what `replay` takes: {"seat", "move"} or {"timeout": True}. With
+    `east_bias` p, a player places the path card that reaches furthest east with
+    probability p (so that gold is reached and every round-end branch is exercised);
+    with `timeouts` q, the deadline fires instead of a move with probability q.
+    """
+    from core.engine import apply_timeout
+
+    rng = random.Random(f"walk:{seed}")
+    state = new_game(config, seed)
+    for _ in range(max_moves):
+        ph = state.phase
+        if ph == "finished":
+            return
+        entry: dict[str, Any]
+        if timeouts and rng.random() < timeouts:
+            entry = {"timeout": True}
+            after, _ = apply_timeout(state)
+        else:
+            if ph == "round_over":
+                seat = min(set(range(config.players)) - state.ready)
+            else:
+                seat = state.rs.current  # type: ignore[assignment]
+            moves = legal_moves(state, seat)
+            paths = [m for m in moves if m["type"] == "place_path"]
+            if paths and east_bias and rng.random() < east_bias:
+                move = max(paths, key=lambda m: (m["x"], -abs(m["y"]), rng.random()))
+            else:
+                move = rng.choice(moves)
+            entry = {"seat": seat, "move": move}
+            after, _ = apply_move(state, seat, move)
+        yield state, entry, after
+        state = after
+    raise RuntimeError(f"game {seed} did not end in {max_moves} moves")
+
+
 def _corrupt(state: GameState) -> GameState:
     """Test hook: lose one card from the first hand (a conservation violation)."""
     from dataclasses import replace
