@@ -155,7 +155,7 @@ def check_refusals(state: GameState, seat: int, rng: random.Random) -> int:
     for bad in (-1, state.n, True):
         tried += 1
         try:
-            apply_move(state, bad, move)  # type: ignore[arg-type]
+            apply_move(state, bad, move)
         except IllegalMove as exc:
             assert exc.reason == Reason.BAD_SEAT
         else:
@@ -186,15 +186,16 @@ def test_random_games_keep_invariants(
     config: GameConfig, seed: int, east_bias: float, timeouts: float
 ) -> None:
     rng = random.Random(seed)
-    steps = tried = 0
-    for before, entry, after in walk(config, seed, east_bias=east_bias, timeouts=timeouts):
-        steps += 1
+    tried = 0
+    game = walk(config, seed, east_bias=east_bias, timeouts=timeouts)
+    for steps, (before, entry, after) in enumerate(game, 1):
         problems = check_state(after, codec=steps % 17 == 0)
         assert not problems, (entry, problems)
-        if "seat" in entry and rng.random() < 0.08:
+        if "seat" in entry and (steps == 1 or rng.random() < 0.08):
             check_all_apply(before, entry["seat"])
             tried += check_refusals(before, entry["seat"], rng)
     assert after.phase == "finished"
+    assert tried > 0
     assert len(after.results) == config.rounds
     assert check_state(after) == []
     # nothing is legal after the end
