@@ -6,14 +6,13 @@ with `dataclasses.replace` touching only the fields the move changes.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .board import GOAL_SET, GOAL_XY, LIMIT, START_KEY, key
 from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC, TOOLS
 from .moves import BREAKS, EFFECT_MOVE, can_place_path
 from .reasons import IllegalMove, Reason
-from .state import GameState, RoundState
+from .state import GameState, RoundState, evolve
 
 REMOVABLE = (*BREAKS, "TRAPPED", "THEFT")
 
@@ -335,4 +334,4 @@ def finish(t: Turn) -> RoundState:
         t.changes["drawn"] = drawn
     t.changes["hands"] = tuple(t.hands)
     t.changes["last_mover"] = t.seat
-    return replace(rs, **t.changes)
+    return evolve(rs, **t.changes)

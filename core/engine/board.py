@@ -53,8 +53,13 @@ ACCEPT = [[sum(1 << m for m in range(16) if m & sm == ob) for ob in range(16)] f
 TOUCH = [sum(1 << m for m in range(16) if m & cb) for cb in range(16)]
 
 
-def _flood(cells: dict[int, int], conn: dict[int, int], stack: list[tuple[int, int]]) -> None:
-    """Spread connection from the (cell, group) pairs on the stack."""
+def _flood(
+    cells: dict[int, int],
+    conn: dict[int, int],
+    stack: list[tuple[int, int]],
+    touched: set[int] | None = None,
+) -> None:
+    """Spread connection from the (cell, group) pairs on the stack (noting changed cells)."""
     get = cells.get
     while stack:
         k, g = stack.pop()
@@ -71,6 +76,8 @@ def _flood(cells: dict[int, int], conn: dict[int, int], stack: list[tuple[int, i
                     if not have & od:
                         conn[n] = have | gn
                         stack.append((n, gn))
+                        if touched is not None:
+                            touched.add(n)
 
 
 def full_conn(cells: dict[int, int]) -> dict[int, int]:
@@ -88,7 +95,17 @@ def full_conn(cells: dict[int, int]) -> dict[int, int]:
 class Board:
     """An immutable maze; the caches are derived data and not part of equality."""
 
-    __slots__ = ("_front", "bounded", "cells", "conn", "goals", "revealed")
+    __slots__ = (
+        "_dirty",
+        "_front",
+        "_info",
+        "_parent",
+        "bounded",
+        "cells",
+        "conn",
+        "goals",
+        "revealed",
+    )
 
     def __init__(
         self,
@@ -103,7 +120,10 @@ class Board:
         self.revealed = revealed
         self.bounded = bounded
         self.conn = conn if conn is not None else full_conn(cells)
-        self._front: tuple[list[list[int]], list[list[int]]] | None = None
+        self._front: list[tuple[int, int]] | None = None
+        self._info: dict[int, int] | None = None
+        self._parent: Board | None = None
+        self._dirty: set[int] | None = None
 
     @classmethod
     def initial(cls, goals: tuple[int, ...], bounded: bool) -> Board:
@@ -186,42 +206,53 @@ class Board:
             return Reason.NOT_CONNECTED
         return None
 
-    def frontier(self) -> tuple[list[list[int]], list[list[int]]]:
-        """Per edge mask, the sorted cells accepting it: (ordinary cards, ladders)."""
-        if self._front is not None:
-            return self._front
+    def _packed(self, k: int) -> int:
+        """Edge masks an empty cell accepts: bit m for ordinary cards, bit 16+m for ladders."""
+        x, y = unkey(k)
+        if (self.bounded and not in_bounds(x, y)) or not (
+            -LIMIT < x < LIMIT and -LIMIT < y < LIMIT
+        ):
+            return 0
+        side, opn, cb, adj_path, adj_goal = self._cell_info(k)
+        acc = ACCEPT[side][opn]
+        packed = acc & TOUCH[cb]
+        if adj_path and not adj_goal:
+            packed |= acc << 16
+        return packed
+
+    def _frontier_info(self) -> dict[int, int]:
+        """Empty cells that accept something, updated from the parent board when possible."""
+        if self._info is not None:
+            return self._info
         cells = self.cells
-        empty: set[int] = set()
-        for k in cells:
-            for d in SIDES:
-                n = k + DELTA[d]
-                if n not in cells and n not in GOAL_SET:
-                    empty.add(n)
-        normal: list[list[int]] = [[] for _ in range(16)]
-        ladder: list[list[int]] = [[] for _ in range(16)]
-        for k in sorted(empty):
-            x, y = unkey(k)
-            if (self.bounded and not in_bounds(x, y)) or not (
-                -LIMIT < x < LIMIT and -LIMIT < y < LIMIT
-            ):
+        parent = self._parent
+        if parent is not None and parent._info is not None and self._dirty is not None:
+            info = dict(parent._info)
+            todo = self._dirty
+        else:
+            info = {}
+            todo = set()
+            for k in cells:
+                for d in SIDES:
+                    todo.add(k + DELTA[d])
+        for k in todo:
+            if k in cells or k in GOAL_SET:
+                info.pop(k, None)
                 continue
-            side, opn, cb, adj_path, adj_goal = self._cell_info(k)
-            acc = ACCEPT[side][opn]
-            bits = acc & TOUCH[cb]
-            m = 0
-            while bits:
-                if bits & 1:
-                    normal[m].append(k)
-                bits >>= 1
-                m += 1
-            if adj_path and not adj_goal:
-                m = 0
-                while acc:
-                    if acc & 1:
-                        ladder[m].append(k)
-                    acc >>= 1
-                    m += 1
-        self._front = (normal, ladder)
+            packed = self._packed(k)
+            if packed:
+                info[k] = packed
+            else:
+                info.pop(k, None)
+        self._info = info
+        self._parent = None
+        self._dirty = None
+        return info
+
+    def frontier(self) -> list[tuple[int, int]]:
+        """Sorted (cell, accepted masks) of the empty cells next to the maze (cached)."""
+        if self._front is None:
+            self._front = sorted(self._frontier_info().items())
         return self._front
 
     # ----------------------------------------------------------------- changes
@@ -232,11 +263,20 @@ class Board:
         conn = dict(self.conn)
         cells[k] = o
         stack: list[tuple[int, int]] = []
+        touched = {k}
         _connect_new(cells, conn, k, o, stack)
-        _flood(cells, conn, stack)
+        _flood(cells, conn, stack, touched)
         revealed = list(self.revealed)
-        newly = _reveal(cells, conn, self.goals, revealed)
-        return Board(cells, self.goals, tuple(revealed), self.bounded, conn), newly
+        newly = _reveal(cells, conn, self.goals, revealed, touched)
+        board = Board(cells, self.goals, tuple(revealed), self.bounded, conn)
+        if self._info is not None:
+            dirty = set(touched)
+            for t in touched:
+                for d in SIDES:
+                    dirty.add(t + DELTA[d])
+            board._parent = self
+            board._dirty = dirty
+        return board, newly
 
     def remove(self, x: int, y: int) -> Board:
         cells = dict(self.cells)
@@ -329,7 +369,11 @@ def stone_turn(cells: dict[int, int], card: int, gk: int, reach: int) -> int:
 
 
 def _reveal(
-    cells: dict[int, int], conn: dict[int, int], goals: tuple[int, ...], revealed: list[bool]
+    cells: dict[int, int],
+    conn: dict[int, int],
+    goals: tuple[int, ...],
+    revealed: list[bool],
+    touched: set[int],
 ) -> list[int]:
     """Turn up every face-down goal next to a connected opening, repeatedly (mutates)."""
     newly: list[int] = []
@@ -354,10 +398,11 @@ def _reveal(
             cells[gk] = o
             revealed[gi] = True
             newly.append(gi)
+            touched.add(gk)
         for gi, _ in hits:
             gk = GOAL_KEYS[gi]
             _connect_new(cells, conn, gk, cells[gk], stack)
-        _flood(cells, conn, stack)
+        _flood(cells, conn, stack, touched)
 
 
 assert len(GOAL_CARDS) == 3

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .actions import finish, play
@@ -11,7 +10,7 @@ from .moves import legal_moves, parse_move
 from .reasons import IllegalMove, Reason
 from .scoring import round_end
 from .setup import first_start_seat, nugget_pile, start_round
-from .state import GameState, RoundState, rng_for
+from .state import GameState, RoundState, evolve, rng_for
 
 Events = list[dict[str, Any]]
 
@@ -99,12 +98,12 @@ def _apply(
     events = turn.events
     seq = turn.seq
     if turn.gold_hit:
-        return _end_round(state, replace(rs, reached_by=seat), True, events, seq)
+        return _end_round(state, evolve(rs, reached_by=seat), True, events, seq)
     nxt = _next_seat(rs, seat)
     if nxt is None:
         return _end_round(state, rs, False, events, seq)
-    rs = replace(rs, current=nxt)
-    return replace(state, seq=seq, rs=rs, log=state.log + tuple(events)), events
+    rs = evolve(rs, current=nxt)
+    return evolve(state, seq=seq, rs=rs, log=state.log + tuple(events)), events
 
 
 def _next_seat(rs: RoundState, after: int) -> int | None:
@@ -137,11 +136,11 @@ def _end_round(
             "route": [list(c) for c in res["route"]],
         }
     )
-    rs = replace(rs, result=res, thieves=thieves, current=thieves[0] if thieves else None)
-    state = replace(state, seq=seq, rs=rs, gold=out["gold"], nuggets=out["nuggets"])
+    rs = evolve(rs, result=res, thieves=thieves, current=thieves[0] if thieves else None)
+    state = evolve(state, seq=seq, rs=rs, gold=out["gold"], nuggets=out["nuggets"])
     if thieves:
-        state = replace(state, phase="stealing")
-        return replace(state, log=state.log + tuple(events)), events
+        state = evolve(state, phase="stealing")
+        return evolve(state, log=state.log + tuple(events)), events
     return _after_round(state, events)
 
 
@@ -158,10 +157,10 @@ def _after_round(state: GameState, events: Events) -> tuple[GameState, Events]:
                 "winners": [s for s, g in enumerate(state.gold) if g == top],
             }
         )
-        state = replace(state, phase="finished", results=(*state.results, state.rs.result or {}))
+        state = evolve(state, phase="finished", results=(*state.results, state.rs.result or {}))
     else:
-        state = replace(state, phase="round_over", ready=frozenset())
-    return replace(state, log=state.log + tuple(events)), events
+        state = evolve(state, phase="round_over", ready=frozenset())
+    return evolve(state, log=state.log + tuple(events)), events
 
 
 def _steal(
@@ -190,10 +189,10 @@ def _steal(
         win[seat] += 1
         res["winnings"] = win
     rest = rs.thieves[1:]
-    rs = replace(rs, result=res, thieves=rest, current=rest[0] if rest else None)
-    state = replace(state, seq=seq, rs=rs, gold=tuple(gold))
+    rs = evolve(rs, result=res, thieves=rest, current=rest[0] if rest else None)
+    state = evolve(state, seq=seq, rs=rs, gold=tuple(gold))
     if rest:
-        return replace(state, log=state.log + tuple(events)), events
+        return evolve(state, log=state.log + tuple(events)), events
     return _after_round(state, events)
 
 
@@ -201,9 +200,9 @@ def _ready(state: GameState, seat: int) -> tuple[GameState, Events]:
     seq = state.seq + 1
     events: Events = [{"seq": seq, "seat": seat, "code": "ready"}]
     ready = state.ready | {seat}
-    state = replace(state, seq=seq, ready=ready)
+    state = evolve(state, seq=seq, ready=ready)
     if len(ready) < state.n:
-        return replace(state, log=state.log + tuple(events)), events
+        return evolve(state, log=state.log + tuple(events)), events
     return _next_round(state, events)
 
 
@@ -222,14 +221,14 @@ def _next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
             "start_seat": start,
         }
     )
-    state = replace(
+    state = evolve(
         state,
         rs=new_rs,
         phase="playing",
         ready=frozenset(),
         results=(*state.results, rs.result or {}),
     )
-    return replace(state, log=state.log + tuple(events)), events
+    return evolve(state, log=state.log + tuple(events)), events
 
 
 def apply_timeout(state: GameState) -> tuple[GameState, Events]:
@@ -254,7 +253,7 @@ def apply_timeout(state: GameState) -> tuple[GameState, Events]:
                 best = s
         return _steal(state, seat, best, True)
     if ph == "round_over":
-        state = replace(state, seq=state.seq + 1)
+        state = evolve(state, seq=state.seq + 1)
         return _next_round(state, [])
     raise IllegalMove(Reason.WRONG_PHASE, "the game is finished")
 

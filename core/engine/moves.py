@@ -123,7 +123,7 @@ def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str
     hand = rs.hands[seat]
     out: list[dict[str, Any]] = []
     paths_ok = can_place_path(rs, seat)
-    front_cache: tuple[list[list[int]], list[list[int]]] | None = None
+    front: list[tuple[int, int]] | None = None
     fronts = rs.in_front
     board = rs.board
     for pos in hand:
@@ -133,16 +133,23 @@ def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str
         if c.category == "path":
             if not paths_ok:
                 continue
-            if front_cache is None:
-                front_cache = board.frontier()
-            lists = front_cache[1] if c.ladder else front_cache[0]
+            if front is None:
+                front = board.frontier()
+            shift = 16 if c.ladder else 0
             for r in (0,) if SYMMETRIC[idx] else (0, 1):
                 rotated = bool(r)
-                for k in lists[MASK[2 * idx + r]]:
-                    x, y = unkey(k)
-                    out.append(
-                        {"type": "place_path", "card": iid, "x": x, "y": y, "rotated": rotated}
-                    )
+                bit = 1 << (MASK[2 * idx + r] + shift)
+                for k, packed in front:
+                    if packed & bit:
+                        out.append(
+                            {
+                                "type": "place_path",
+                                "card": iid,
+                                "x": (k >> 8) - 128,
+                                "y": (k & 255) - 128,
+                                "rotated": rotated,
+                            }
+                        )
             continue
         kind = c.kind
         if kind == "break":

@@ -8,7 +8,7 @@ suffix `table[drawn:]`, hands hold positions, and each position has an opaque in
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
@@ -101,3 +101,22 @@ class GameState:
 
 def card_id(idx: int) -> str:
     return CARD_LIST[idx].id
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in fields(cls)) for cls in (RoundState, GameState)
+}
+
+
+def evolve(obj: Any, **changes: Any) -> Any:
+    """`dataclasses.replace` for the two state classes, without re-running __init__.
+
+    A move changes a handful of fields; copying the rest slot by slot is several times
+    cheaper than `replace`, which matters at tens of thousands of moves per second.
+    """
+    cls = type(obj)
+    new = object.__new__(cls)
+    setter = object.__setattr__
+    for name in _FIELDS[cls]:
+        setter(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new

@@ -17,7 +17,7 @@ from core.engine import (
     new_game,
     phase,
 )
-from core.engine.board import GOAL_KEYS, START_KEY
+from core.engine.board import GOAL_KEYS, START_KEY, Board
 from core.engine.cards import CARD_INDEX, GOLD, deck_cards
 from core.engine.setup import hand_size
 
@@ -44,6 +44,10 @@ def check(s) -> None:
         assert len(f) == len(set(f))
     assert seen == Counter(deck_cards(s.config.edition))
     assert list(rs.board.goals).count(GOLD) == 1
+    b = rs.board
+    fresh = Board(dict(b.cells), b.goals, b.revealed, b.bounded)
+    assert fresh.conn == b.conn  # incremental connection == recomputed
+    assert fresh.frontier() == b.frontier()  # incremental frontier == recomputed
     assert len(rs.roles) == s.n
     assert all(g >= 0 for g in s.gold)
 
