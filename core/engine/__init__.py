@@ -1,4 +1,22 @@
-"""The pure Saboteur rules engine (classic and Saboteur 2); see docs/CONTRACTS.md §1."""
+"""The pure Saboteur rules engine (classic and Saboteur 2); see docs/CONTRACTS.md §1.
+
+Public log entries (`apply_move` events, `public_log`, the view's `log`) are dicts with
+"seq", "seat" (None for the table itself) and "code", plus per code:
+
+- path_placed: card, x, y, rotated            - goal_revealed: goal, x, y, card, rotated, kind
+- tool_broken: card, target_seat, tool        - tool_repaired: card, target_seat, tool
+- rockfall: card, x, y, removed               - map_used: card, goal (never what was seen)
+- passed: count [, timeout]                   - discarded_to_remove: count, remove
+- theft_laid: card                            - hands_off / freed / trapped: card, target_seat
+- hands_swapped / inspected / hats_swapped: card, target_seat (never the roles)
+- stole: target_seat (None: nobody had gold) [, timeout]
+- ready (a seat confirmed "next round")       - round_started: round, start_seat
+- round_ended: round, winners, winning_seats, roles, gold_goal, reached_by, route
+- game_finished: gold (per seat), winners (seats sharing the top total)
+
+`winners` labels: classic "diggers" | "saboteurs" | "selfish_dwarf"; Saboteur 2 "blue" |
+"green" | "blue+green" | "saboteurs".
+"""
 
 from .cards import CATALOGUE, CardDef
 from .codec import state_from_json, state_to_json
