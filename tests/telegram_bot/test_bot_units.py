@@ -1,0 +1,81 @@
+"""Small pure pieces: callback strings, keyboards in groups, texts from spectator views."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import engine
+from telegram_bot import callbacks as cb
+from telegram_bot import keyboards as kb
+from telegram_bot import texts
+from telegram_bot.i18n import Translator
+from telegram_bot.runtime import Runtime
+
+
+def test_callback_roundtrip_and_limits() -> None:
+    data = cb.encode(cb.MOVE, "A" * 40, 123456, 17)
+    assert len(data.encode()) <= 64
+    parsed = cb.decode(data)
+    assert parsed is not None and parsed.kind == "m" and parsed.version == 123456
+    assert parsed.int_arg(0) == 17 and cb.matches("A" * 40, parsed.game)
+    for bad in (None, "", "x", "m:g", "m:g:notanumber", ":g:1"):
+        assert cb.decode(bad) is None
+    with pytest.raises(ValueError):
+        cb.encode(cb.MOVE, "g", 1, "x" * 60)
+
+
+def test_group_keyboards_have_no_web_app() -> None:
+    t = Translator("en")
+    for markup in (kb.lobby_keyboard(t, "gameid123", "SaboBot"),
+                   kb.board_keyboard(t, "gameid123", "SaboBot", "board")):
+        for row in markup.inline_keyboard:
+            for button in row:
+                assert button.web_app is None
+    url = kb.miniapp_group_url("SaboBot", "board", "gameid123")
+    assert url == "https://t.me/SaboBot/board?startapp=gameid123"
+    join = kb.lobby_keyboard(t, "gameid123", "SaboBot").inline_keyboard[0][0].url
+    assert join == "https://t.me/SaboBot?start=jgameid123"
+
+
+def test_spectator_caption_and_private_panel() -> None:
+    state = engine.new_game(engine.GameConfig("classic", 4, rounds=1), seed=7)
+    spectator = {**engine.view_for(state, None), "game_id": "g1", "version": 3}
+    for s in spectator["seats"]:
+        s["name"] = f"P{s['seat']}"
+    t = Translator("en")
+    caption = texts.board_caption(t, spectator)
+    assert len(caption) <= 1024 and "turn" in caption
+    seat = spectator["current_seat"]
+    own = {**engine.view_for(state, seat), "game_id": "g1", "version": 3,
+           "seats": spectator["seats"]}
+    panel = texts.panel_text(t, own)
+    assert t.role(own["you"]["role"]) in panel and "Your turn" in panel
+    markup = kb.panel_keyboard(t, own, "https://x.example")
+    datas = [b.callback_data for row in markup.inline_keyboard for b in row if b.callback_data]
+    assert datas and all(len(str(d).encode()) <= 64 for d in datas)
+    for c in own["you"]["hand"]:
+        assert all(c["id"] not in str(d) and c["card"] not in str(d) for d in datas)
+    first_slot = next(i for i, c in enumerate(own["you"]["hand"]))
+    moves = kb.card_keyboard(t, own, first_slot, 0)
+    assert moves is not None and len(moves.inline_keyboard) >= 2
+
+
+async def test_local_budget_never_exceeds_twenty_a_minute() -> None:
+    clock = [0.0]
+    rt = Runtime()
+    import telegram_bot.runtime as runtime_module
+
+    real = runtime_module.time.monotonic
+    runtime_module.time.monotonic = lambda: clock[0]  # type: ignore[assignment]
+    try:
+        sent: list[float] = []
+        while clock[0] < 300:
+            if await rt.take_token(-5) == 0:
+                sent.append(clock[0])
+            clock[0] += 0.25
+    finally:
+        runtime_module.time.monotonic = real  # type: ignore[assignment]
+    for i, at in enumerate(sent):
+        assert len([s for s in sent[i:] if s < at + 60]) <= 20
+    assert len(sent) >= 70  # and it is not needlessly stingy (~15 a minute)
+    assert await rt.claim("k") and not await rt.claim("k")
