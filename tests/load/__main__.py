@@ -1,0 +1,64 @@
+"""``python -m tests.load``: the load benchmark against the real server processes.
+
+Example (the full run of docs/benchmarks/load.md)::
+
+    python -m tests.load --workers 2 --games 1000 --rate 100,200,300,400,500 --duration 60
+
+Starts a private redis-server (unless ``--redis-url``), ``python -m telegram_bot`` with
+``WORKERS`` workers, ``API_ONLY=1`` and a test bot token, creates the games through the API
+and plays them at each offered rate in turn; prints one JSON report (``--out`` saves it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from tests.load.run import LoadConfig, run_load
+
+
+def parse_rates(text: str) -> list[float]:
+    return [float(x) for x in text.split(",") if x.strip()]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tests.load", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workers", type=int, default=2, help="server worker processes")
+    p.add_argument("--games", type=int, default=1000, help="live games (all kinds)")
+    p.add_argument("--timed-games", type=int, default=0,
+                   help="of those, games of one silent human and two computers with a 5 s "
+                        "turn time (timer-driven; checked for stuck turns)")
+    p.add_argument("--rate", type=parse_rates, default=[500.0],
+                   help="offered moves/s; a comma list steps through rates (saturation)")
+    p.add_argument("--duration", type=float, default=30.0, help="seconds per rate step")
+    p.add_argument("--redis-url", default=None,
+                   help="use this Redis (keys under a unique prefix, deleted afterwards) "
+                        "instead of a private redis-server")
+    p.add_argument("--no-ws", action="store_true", help="no WebSocket per game")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    cfg = LoadConfig(
+        workers=args.workers, games=args.games, timed_games=args.timed_games,
+        rates=args.rate, duration=args.duration, redis_url=args.redis_url,
+        websockets=not args.no_ws, seed=args.seed,
+    )
+    report = asyncio.run(run_load(cfg))
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    ok = report["integrity"]["games_lost"] == 0 and report["integrity"]["games_corrupted"] == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

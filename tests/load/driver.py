@@ -1,0 +1,276 @@
+"""Create games through the API and play them at a target rate (open loop).
+
+Open loop: move slots come due at ``rate`` per second whatever the latency; each slot
+takes the next game that has no move in flight, fetches the acting player's view and
+POSTs one of its ``legal_moves`` at the view's version. A slow server therefore shows up
+as growing latency and as slots that find every game busy — never as a politely slower
+client. One WebSocket per game (the creator's) listens for version notices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from core.service import GameService
+from core.store import RedisStore
+from tests.load.client import Api
+from tests.load.stats import Stats
+from tests.load.verify import Ack
+
+PLAYERS = 3
+MAX_CATCH_UP_S = 1.0
+
+
+@dataclass
+class Game:
+    game_id: str
+    tokens: dict[int, str]  # seat -> bearer token of the human we drive there
+    version: int = 0
+    current_seat: int | None = None
+    done: bool = False
+    timed: bool = False
+    sent_at: dict[int, float] = field(default_factory=dict)  # version -> POST sent
+    pushed: int = 0  # highest version a WebSocket notice announced
+    push_at: dict[int, float] = field(default_factory=dict)
+
+
+class Driver:
+    def __init__(self, api: Api, *, seed: int = 1, user_base: int | None = None) -> None:
+        self.api = api
+        self.rng = random.Random(seed)
+        self.user_base = user_base or 10_000_000 + random.randrange(10**9)
+        self._next_user = 0
+        self.games: list[Game] = []
+        self.ready: deque[Game] = deque()
+        self.acks: list[Ack] = []
+        self.stats = Stats()
+        self._sockets: list[asyncio.Task[None]] = []
+        self._replacing: set[asyncio.Task[None]] = set()
+        self.replace_finished = True
+        self.use_ws = True
+
+    def _user(self) -> int:
+        self._next_user += 1
+        return self.user_base + self._next_user
+
+    # ------------------------------------------------------------------ setup
+    async def new_human_game(self) -> Game:
+        """Three humans we drive: one creates, two join, the creator starts."""
+        users = [self._user() for _ in range(PLAYERS)]
+        names = {u: f"L{u}" for u in users}
+        tokens = await asyncio.gather(*(self.api.login(u, names[u]) for u in users))
+        game_id = await self.api.create(tokens[0], edition="classic", seats=PLAYERS)
+        for token in tokens[1:]:
+            await self.api.action(token, game_id, "join")
+        view = await self.api.action(tokens[0], game_id, "start")
+        by_name = {names[u]: tokens[i] for i, u in enumerate(users)}
+        seats = {s["seat"]: by_name[s["name"]] for s in view["seats"]}
+        game = Game(game_id, seats, view["version"], view.get("current_seat"))
+        self.games.append(game)
+        return game
+
+    async def new_timed_game(self, service: GameService, turn_time: int = 5,
+                             think_delay: float = 1.0) -> Game:
+        """One silent human and two computer seats, with a short turn time.
+
+        The human never moves: its turns time out, the computer takes the seat over, and
+        the timers play the game to its end. The API has no settings endpoint, so the
+        turn time is set through the service, as the bot's lobby settings do.
+        """
+        user = self._user()
+        token = await self.api.login(user, f"T{user}")
+        game_id = await self.api.create(token, edition="classic", seats=4, computer_seats=2)
+        lobby = await self.api.view(token, game_id)
+        await service.configure(game_id, user, turn_time=turn_time, think_delay=think_delay,
+                                round_pause=5)
+        view = await self.api.action(token, game_id, "start")
+        game = Game(game_id, {lobby.body["you"]["seat"]: token}, view["version"], timed=True)
+        self.games.append(game)
+        return game
+
+    async def setup(self, humans: int, timed: int = 0, *, redis_url: str = "",
+                    prefix: str = "", parallel: int = 16) -> float:
+        """Create the games; returns the seconds it took."""
+        began = time.monotonic()
+        gate = asyncio.Semaphore(parallel)
+        service = GameService(RedisStore.from_url(redis_url, prefix=prefix)) if timed else None
+
+        async def one(kind: str) -> None:
+            async with gate:
+                if kind == "h":
+                    await self.new_human_game()
+                else:
+                    assert service is not None
+                    await self.new_timed_game(service)
+
+        try:
+            await asyncio.gather(*(one("h") for _ in range(humans)),
+                                 *(one("t") for _ in range(timed)))
+        finally:
+            if service is not None:
+                await service.store.close()
+        self.ready.extend(g for g in self.games if not g.timed)
+        return time.monotonic() - began
+
+    # ------------------------------------------------------------------ sockets
+    def open_sockets(self) -> None:
+        for game in self.games:
+            if not game.timed:
+                self._sockets.append(asyncio.create_task(self._listen(game)))
+
+    async def _listen(self, game: Game) -> None:
+        token = next(iter(game.tokens.values()))
+        first = True
+        while not game.done:
+            try:
+                ws = await self.api.socket(token, game.game_id)
+                if not first:
+                    self.stats.ws_reconnects += 1
+                first = False
+                async for msg in ws:
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        continue
+                    now = time.perf_counter()
+                    with contextlib.suppress(ValueError, KeyError, TypeError):
+                        version = int(json.loads(msg.data)["version"])
+                        if version > game.pushed:
+                            game.pushed = version
+                            game.push_at[version] = now
+                await ws.close()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                pass
+            await asyncio.sleep(0.5)
+
+    async def close_sockets(self) -> None:
+        for task in self._sockets:
+            task.cancel()
+        await asyncio.gather(*self._sockets, return_exceptions=True)
+        self._sockets.clear()
+
+    def push_figures(self) -> tuple[list[float], int]:
+        """Notice delays (POST sent -> notice), and acked versions no notice ever covered."""
+        delays, missed = [], 0
+        for game in self.games:
+            for version, sent in game.sent_at.items():
+                if game.pushed < version:
+                    missed += 1
+                elif version in game.push_at:
+                    delays.append((game.push_at[version] - sent) * 1000)
+        return delays, missed
+
+    # ------------------------------------------------------------------ playing
+    async def one_move(self, game: Game, due: float) -> None:
+        stats = self.stats
+        try:
+            seats = list(game.tokens)
+            if game.current_seat in game.tokens:
+                seats.remove(game.current_seat)  # type: ignore[arg-type]
+                seats.insert(0, game.current_seat)  # type: ignore[arg-type]
+            view: dict[str, Any] | None = None
+            seat = -1
+            for seat in seats:
+                reply = await self.api.view(game.tokens[seat], game.game_id)
+                stats.get_ms.append(reply.ms)
+                if reply.status != 200:
+                    stats.errors[f"GET {reply.status}"] += 1
+                    return
+                if reply.body.get("status") == "finished":
+                    self._finish(game)
+                    return
+                if reply.body.get("legal_moves"):
+                    view = reply.body
+                    break
+            if view is None:
+                stats.idle += 1
+                game.current_seat = None
+                return
+            move = self.rng.choice(view["legal_moves"])
+            sent = time.perf_counter()
+            reply = await self.api.move(game.tokens[seat], game.game_id, view["version"], move)
+            stats.post_ms.append(reply.ms)
+            stats.move_ms.append((time.perf_counter() - due) * 1000)
+            if reply.server_ms is not None:
+                stats.server_ms.append(reply.server_ms)
+            stats.statuses[str(reply.status)] += 1
+            if reply.status == 200:
+                body = reply.body
+                stats.moves_ok += 1
+                game.version = body["version"]
+                game.sent_at[game.version] = sent
+                self.acks.append(Ack(game.game_id, game.version, seat, move))
+                game.current_seat = body.get("current_seat")
+                if body.get("status") == "finished":
+                    self._finish(game)
+            elif reply.status == 409:
+                game.current_seat = None
+            else:
+                code = reply.body.get("error", {}).get("code") if isinstance(
+                    reply.body, dict) else None
+                stats.errors[f"POST {reply.status} {code}"] += 1
+                game.current_seat = None
+        except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
+            stats.errors[type(exc).__name__] += 1
+            game.current_seat = None
+            await asyncio.sleep(0.2)
+        finally:
+            if not game.done:
+                self.ready.append(game)
+
+    def _finish(self, game: Game) -> None:
+        if game.done:
+            return
+        game.done = True
+        self.stats.games_finished += 1
+        if self.replace_finished:
+            task = asyncio.create_task(self._replace())
+            self._replacing.add(task)
+            task.add_done_callback(self._replacing.discard)
+
+    async def _replace(self) -> None:
+        with contextlib.suppress(Exception):
+            game = await self.new_human_game()
+            if self.use_ws:
+                self._sockets.append(asyncio.create_task(self._listen(game)))
+            self.ready.append(game)
+
+    async def play(self, rate: float, duration: float) -> Stats:
+        """Offer ``rate`` moves per second for ``duration`` seconds; wait for stragglers."""
+        self.stats = stats = Stats()
+        loop = asyncio.get_running_loop()
+        tasks: set[asyncio.Task[None]] = set()
+        start = loop.time()
+        stats.started = time.perf_counter()
+        k = 0
+        while True:
+            now = loop.time()
+            if now - start >= duration:
+                break
+            due = start + k / rate
+            if due > now:
+                await asyncio.sleep(min(due - now, 0.05))
+                continue
+            k += 1
+            stats.scheduled += 1
+            if now - due > MAX_CATCH_UP_S or not self.ready:
+                stats.missed_no_game += 1
+                continue
+            game = self.ready.popleft()
+            due_perf = time.perf_counter() - (now - due)
+            task = asyncio.create_task(self.one_move(game, due_perf))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+        if tasks:
+            await asyncio.wait(tasks, timeout=15)
+        stats.ended = time.perf_counter()
+        return stats

@@ -1,0 +1,152 @@
+"""One load run end to end: Redis + server processes, games, rate steps, checks, report.
+
+``LoadConfig`` is what the command line sets; ``run_load`` returns the report as a dict
+(the CLI prints it as JSON). ``chaos`` hooks in through ``during``: a coroutine run
+concurrently with the last rate step, given the live ``Env``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import aiohttp
+import redis
+
+from tests.load.client import Api
+from tests.load.driver import Driver
+from tests.load.harness import RedisServer, ServerGroup
+from tests.load.monitor import Sampler, TimerWatch, redis_memory_per_game
+from tests.load.verify import verify
+
+
+@dataclass
+class LoadConfig:
+    workers: int = 2
+    games: int = 1000
+    timed_games: int = 0
+    rates: list[float] = field(default_factory=lambda: [500.0])
+    duration: float = 30.0
+    redis_url: str | None = None  # None: start a private redis-server
+    aof: bool = False
+    websockets: bool = True
+    seed: int = 1
+    settle: float = 0.0  # seconds to keep the timer watch running after the last step
+
+
+@dataclass
+class Env:
+    """What a chaos hook may act on."""
+
+    redis: RedisServer | None
+    server: ServerGroup
+    driver: Driver
+    redis_url: str  # what the checker uses (the real Redis, not a proxy)
+    prefix: str
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+Hook = Callable[[Env], Awaitable[None]]
+
+
+def _delete_prefix(url: str, prefix: str) -> None:
+    client = redis.Redis.from_url(url)
+    try:
+        batch = list(client.scan_iter(match=prefix + "*", count=1000))
+        for i in range(0, len(batch), 500):
+            client.unlink(*batch[i : i + 500])
+    finally:
+        client.close()
+
+
+async def run_load(
+    cfg: LoadConfig,
+    *,
+    during: Hook | None = None,
+    server_redis_url: Callable[[str], str] | None = None,
+) -> dict[str, Any]:
+    """Start everything, run the steps, verify, tear down; the report as a dict."""
+    prefix = f"load{uuid.uuid4().hex[:8]}:"
+    own_redis = RedisServer(aof=cfg.aof) if cfg.redis_url is None else None
+    report: dict[str, Any] = {"config": asdict(cfg)}
+    try:
+        if own_redis is not None:
+            own_redis.start()
+        redis_url = own_redis.url if own_redis else str(cfg.redis_url)
+        served_url = server_redis_url(redis_url) if server_redis_url else redis_url
+        with ServerGroup(served_url, workers=cfg.workers, prefix=prefix) as server:
+            report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
+            report["server_error_log_lines"] = len(server.log_errors())
+            report["server_error_examples"] = server.log_errors()[:5]
+    finally:
+        if own_redis is not None:
+            own_redis.close()
+        elif cfg.redis_url:
+            _delete_prefix(cfg.redis_url, prefix)
+    return report
+
+
+async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerGroup,
+                 redis_url: str, prefix: str, during: Hook | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    baseline = int(redis.Redis.from_url(redis_url).info("memory")["used_memory"])
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
+    timeout = aiohttp.ClientTimeout(total=30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+        api = Api(server.base_url, http)
+        driver = Driver(api, seed=cfg.seed)
+        driver.use_ws = cfg.websockets
+        humans = cfg.games - cfg.timed_games
+        out["setup_s"] = round(await driver.setup(humans, cfg.timed_games,
+                                                  redis_url=redis_url, prefix=prefix), 1)
+        if cfg.websockets:
+            driver.open_sockets()
+            await asyncio.sleep(min(10.0, 1 + cfg.games / 200))
+        stop = asyncio.Event()
+        sampler = Sampler(redis_url, server.rss_mb)
+        watch = TimerWatch(redis_url, prefix,
+                           lambda: [g.game_id for g in driver.games if g.timed])
+        background = [asyncio.create_task(sampler.run(stop)),
+                      asyncio.create_task(watch.run(stop))]
+        env = Env(own_redis, server, driver, redis_url, prefix)
+        steps = []
+        try:
+            for i, rate in enumerate(cfg.rates):
+                cpu0, t0 = server.cpu_seconds(), time.monotonic()
+                chaos = None
+                if during is not None and i == len(cfg.rates) - 1:
+                    chaos = asyncio.create_task(during(env))
+                stats = await driver.play(rate, cfg.duration)
+                if chaos is not None:
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await chaos
+                step = stats.summary(rate)
+                step["worker_cpu_cores"] = round(
+                    (server.cpu_seconds() - cpu0) / max(1e-9, time.monotonic() - t0), 2)
+                steps.append(step)
+            if cfg.settle:
+                await asyncio.sleep(cfg.settle)
+            delays, missed = driver.push_figures()
+            from tests.load.stats import dist
+
+            out["ws_push_ms"] = dist(delays)
+            out["ws_acked_versions_never_announced"] = missed
+        finally:
+            stop.set()
+            await asyncio.gather(*background, return_exceptions=True)
+            await driver.close_sockets()
+        out["steps"] = steps
+        out["chaos"] = env.notes
+        out["resources"] = sampler.summary()
+        out["timers"] = watch.summary()
+        ids = [g.game_id for g in driver.games]
+        live = [g.game_id for g in driver.games if not g.done]
+        out["redis_memory"] = await redis_memory_per_game(redis_url, prefix, live, baseline)
+        verdict = await verify(redis_url, prefix, ids, driver.acks)
+        out["integrity"] = verdict.summary()
+    return out
