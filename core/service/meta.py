@@ -32,6 +32,16 @@ class Seat:
         return SeatInfo(seat, self.user_id, self.name, self.computer, self.auto, self.left)
 
 
+_SEAT_DEFAULTS: dict[str, Any] = {
+    "language": None,
+    "computer": False,
+    "level": "normal",
+    "auto": False,
+    "left": False,
+    "timeouts": 0,
+}
+
+
 @dataclass(slots=True)
 class Meta:
     game_id: str
@@ -59,7 +69,13 @@ class Meta:
 
     # -------------------------------------------------------------- serialisation
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        """Compact JSON: seat fields at their defaults are left out (bytes per live game)."""
+        data = asdict(self)
+        data["seats"] = [
+            {k: v for k, v in seat.items() if k in ("user_id", "name") or v != _SEAT_DEFAULTS[k]}
+            for seat in data["seats"]
+        ]
+        return json.dumps(data, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, raw: str) -> Meta:

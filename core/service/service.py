@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import engine
-from core.service import lobby
+from core.service import lobby, movelog
 from core.service.agents import Chooser, choose, move_seed
 from core.service.archive import chat_stats, game_record, round_record, user_stats
 from core.service.meta import Meta, Seat
@@ -138,7 +138,7 @@ class GameService:
             loaded.version,
             state_json,
             change.meta.to_json(),
-            [json.dumps(e, separators=(",", ":")) for e in change.log],
+            [movelog.encode(e) for e in change.log],
             change.deadline,
             ttl_s=self._ttl(change.meta, change.state),
         )
@@ -569,7 +569,7 @@ class GameService:
     async def move_log(self, game_id: str) -> list[dict[str, Any]]:
         """The committed moves (server-side: replays, checks), live or archived."""
         raw = await self.store.read_log(game_id) or await self.store.archived_log(game_id)
-        return [json.loads(e) for e in raw]
+        return [movelog.decode(e) for e in raw]
 
     async def seats(self, game_id: str) -> list[SeatInfo]:
         """Seat owners for adapters (e.g. whom to message); never put these in a view."""

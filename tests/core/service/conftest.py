@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator
 
 import pytest
+from service_clock import Clock
 
 from core.service import GameService, ServiceConfig
 from core.store import GameStore, MemoryStore, RedisStore
-
-
-class Clock:
-    """Milliseconds that only move when a test says so (timers without sleeping)."""
-
-    def __init__(self) -> None:
-        self.ms = int(time.time() * 1000)
-
-    def __call__(self) -> int:
-        return self.ms
-
-    def advance(self, seconds: float) -> None:
-        self.ms += int(seconds * 1000)
-
 
 FAST = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0)
 

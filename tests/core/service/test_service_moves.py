@@ -6,7 +6,7 @@ import asyncio
 import json
 from typing import Any
 
-from conftest import Clock
+from service_clock import Clock
 
 from core import engine
 from core.service import ChatKey, GameService, ServiceConfig, TurnWarning, UserRef
