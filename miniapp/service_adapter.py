@@ -117,6 +117,13 @@ class ServiceAdapter:
         """The public log is the same for every caller (RULES §8 "everyone")."""
         return list(await self._call("log", game_id, since))
 
+    async def version(self, game_id: str) -> int:
+        """The game's current version (one store read, no view built)."""
+        record = await self.service.store.load(game_id)
+        if record is None:
+            raise ApiError(404, "not_found", "no such game")
+        return int(record.version)
+
     async def touch(self, game_id: str, user_id: int) -> None:
         """Mark the user present (the views' ``online`` flag); never fails a request."""
         with contextlib.suppress(Exception):

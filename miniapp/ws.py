@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 AUTH_TIMEOUT = 5.0
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NOT_FOUND = 4404
+SETTLE = 0.02  # seconds for a new listener to register before the greeting
+RESYNC = 10.0  # seconds of silence after which the store's version is checked
 
 
 def allowed_origins(request: web.Request) -> set[str]:
@@ -61,8 +63,7 @@ async def game_socket(request: web.Request) -> web.StreamResponse:
         except ApiError as exc:
             await ws.close(code=CLOSE_NOT_FOUND, message=exc.code.encode()[:100])
             return ws
-        await ws.send_json({"game_id": game_id, "version": view["version"]})
-        pusher = asyncio.create_task(_push(service, game_id, ws))
+        pusher = asyncio.create_task(_push(service, game_id, ws, int(view["version"])))
         try:
             async for msg in ws:  # the client may ping; anything else is ignored
                 if msg.type == WSMsgType.TEXT and msg.data == "ping":
@@ -99,19 +100,46 @@ async def _authenticate(request: web.Request, ws: web.WebSocketResponse) -> Sess
         return None
 
 
-async def _push(service: ServiceAdapter, game_id: str, ws: web.WebSocketResponse) -> None:
+async def _push(
+    service: ServiceAdapter, game_id: str, ws: web.WebSocketResponse, version: int
+) -> None:
+    """Greet with the current version once subscribed, then push every newer version.
+
+    The greeting is sent only after the subscription is registered, so no commit can fall
+    between "what the client fetches" and "what it hears about". Pub/sub notices may still
+    be lost (a Redis reconnect, a full queue): after RESYNC seconds of silence the current
+    version is read from the store and pushed if it moved.
+    """
+    stream = service.listen(game_id).__aiter__()
+    pending: asyncio.Future[int] | None = asyncio.ensure_future(stream.__anext__())
     try:
-        async for version in service.listen(game_id):
-            if ws.closed:
-                break
-            await ws.send_json({"game_id": game_id, "version": version})
-    except (ConnectionError, RuntimeError):
+        await asyncio.sleep(SETTLE)  # the listener registers its queue (and subscribes)
+        last = max(version, await service.version(game_id))
+        await ws.send_json({"game_id": game_id, "version": last})
+        while not ws.closed:
+            if pending is None:
+                pending = asyncio.ensure_future(stream.__anext__())
+            done, _ = await asyncio.wait({pending}, timeout=RESYNC)
+            if done:
+                current = pending.result()
+                pending = None
+            else:
+                current = await service.version(game_id)
+            if current > last:
+                last = current
+                await ws.send_json({"game_id": game_id, "version": current})
+    except (ConnectionError, RuntimeError, StopAsyncIteration):
         pass
     except asyncio.CancelledError:
         raise
     except Exception:
         log.exception("live updates for a game stopped")
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"updates stopped")
+    finally:
+        if pending is not None:
+            pending.cancel()
+        with contextlib.suppress(Exception):
+            await stream.aclose()  # type: ignore[attr-defined]
 
 
 async def close_all(app: web.Application) -> None:

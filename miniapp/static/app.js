@@ -269,14 +269,23 @@ export function render() {
   if (!S.view) return;
   const marks = S.replay ? ui.replayMarks() : ui.boardMarks();
   if (S.reveal) { marks.reveal = true; S.reveal = false; }
-  board.render(S.replay ? S.replay.view : S.view, marks);
+  board.render(S.replay ? S.replay.view : lobbyTable(S.view), marks);
   ui.render();
+}
+
+// A lobby has no maze yet: show the table it will start from (start and three goals).
+function lobbyTable(view) {
+  if (view.status !== "lobby" || (view.board || []).length) return view;
+  return { ...view, board: [{ x: 0, y: 0, card: "S1_START", rotated: false }],
+    goals: [0, 1, 2].map((g) => ({ goal: g, x: 8, y: 2 * g - 2, revealed: false, kind: null })) };
 }
 
 export const fit = () => board.fit();
 export const zoom = (f) => board.zoom(f);
 
-window.__sabApi = { send, refetch }; // the page's own calls, for tests and the console
+window.__sabApi = { send, refetch };
+// back from the background (phone locked, app switched): the socket may have missed things
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refetch(); }); // the page's own calls, for tests and the console
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", boot);
 else boot();

@@ -24,7 +24,7 @@ const EN = {
   illegal: "Not allowed: {why}", error: "Something went wrong", language: "Language",
   toolPick: "Repair which?", pickaxe: "pickaxe", lantern: "lantern", cart: "cart",
   brokenIn: "{tool} broken", trapped: "trapped", theft: "theft", hasGold: "has gold",
-  goldRoute: "Gold reached", goldKind: "★ Gold", stoneKind: "Stone", deckEmpty: "Deck empty",
+  goldRoute: "Gold reached", goldKind: "★ Gold", stoneKind: "Stone", timedOut: "(time ran out)", waitingPlayers: "{n}/{max} seated", creatorStarts: "The creator starts the game", deckEmpty: "Deck empty",
   win: { diggers: "Gold diggers", saboteurs: "Saboteurs", selfish_dwarf: "Selfish dwarf",
          blue: "Blue diggers", green: "Green diggers", "blue+green": "Blue and green diggers" },
   roles: { GOLD_DIGGER: "Gold digger", SABOTEUR: "Saboteur", GOLD_DIGGER_BLUE: "Blue digger",
@@ -54,10 +54,9 @@ const EN = {
     goal_revealed: "Goal {goal} revealed: {kind}", discarded: "{who} passed ({n})",
     passed: "{who} passed ({n})", trapped: "{who} trapped {target}", freed: "{who} freed {target}",
     theft_laid: "{who} laid a theft card", hands_off: "{who} removed {target}'s theft",
-    hands_swapped: "{who} swapped hands with {target}", role_inspected: "{who} inspected {target}",
-    hats_swapped: "{who} gave {target} a new role", stolen: "{who} stole from {target}",
-    round_started: "Round {round} starts", round_ended: "Round over", game_over: "Game over",
-    timeout: "{who} ran out of time", ready: "{who} is ready", discard_to_remove: "{who} discarded 2 to remove {remove}" },
+    hands_swapped: "{who} swapped hands with {target}", inspected: "{who} inspected {target}",
+    hats_swapped: "{who} gave {target} a new role", stole: "{who} stole from {target}",
+    round_started: "Round {round} starts", round_ended: "Round over", game_finished: "Game over", timeout: "{who} ran out of time", ready: "{who} is ready", discarded_to_remove: "{who} discarded 2 to remove {remove}" },
 };
 
 const HANS = {
@@ -84,7 +83,7 @@ const HANS = {
   illegal: "不允许：{why}", error: "出错了", language: "语言",
   toolPick: "修理哪个？", pickaxe: "镐", lantern: "灯", cart: "矿车",
   brokenIn: "{tool}已损坏", trapped: "被困", theft: "偷窃", hasGold: "有金子",
-  goldRoute: "挖到金子", goldKind: "★ 金矿", stoneKind: "石头", deckEmpty: "牌堆已空",
+  goldRoute: "挖到金子", goldKind: "★ 金矿", stoneKind: "石头", timedOut: "（超时）", waitingPlayers: "已入座 {n}/{max}", creatorStarts: "由创建者开始游戏", deckEmpty: "牌堆已空",
   win: { diggers: "淘金者", saboteurs: "破坏者", selfish_dwarf: "自私矮人", blue: "蓝队淘金者",
          green: "绿队淘金者", "blue+green": "蓝队和绿队" },
   roles: { GOLD_DIGGER: "淘金者", SABOTEUR: "破坏者", GOLD_DIGGER_BLUE: "蓝队淘金者",
@@ -114,10 +113,10 @@ const HANS = {
     goal_revealed: "终点 {goal} 翻开：{kind}", discarded: "{who} 弃牌（{n}）", passed: "{who} 弃牌（{n}）",
     trapped: "{who} 困住了 {target}", freed: "{who} 解救了 {target}", theft_laid: "{who} 放下偷窃牌",
     hands_off: "{who} 移除了 {target} 的偷窃", hands_swapped: "{who} 与 {target} 交换手牌",
-    role_inspected: "{who} 调查了 {target}", hats_swapped: "{who} 让 {target} 换身份",
-    stolen: "{who} 偷了 {target}", round_started: "第 {round} 轮开始", round_ended: "本轮结束",
-    game_over: "游戏结束", timeout: "{who} 超时", ready: "{who} 已准备",
-    discard_to_remove: "{who} 弃 2 张移除 {remove}" },
+    inspected: "{who} 调查了 {target}", hats_swapped: "{who} 让 {target} 换身份",
+    stole: "{who} 偷了 {target}", round_started: "第 {round} 轮开始", round_ended: "本轮结束",
+    game_finished: "游戏结束", timeout: "{who} 超时", ready: "{who} 已准备",
+    discarded_to_remove: "{who} 弃 2 张移除 {remove}" },
 };
 
 const HANT = {
@@ -144,7 +143,7 @@ const HANT = {
   illegal: "不允許：{why}", error: "出錯了", language: "語言",
   toolPick: "修理哪個？", pickaxe: "鎬", lantern: "燈", cart: "礦車",
   brokenIn: "{tool}已損壞", trapped: "被困", theft: "偷竊", hasGold: "有金子",
-  goldRoute: "挖到金子", goldKind: "★ 金矿", stoneKind: "石头", deckEmpty: "牌堆已空",
+  goldRoute: "挖到金子", goldKind: "★ 金矿", stoneKind: "石头", timedOut: "（超时）", waitingPlayers: "已入座 {n}/{max}", creatorStarts: "由创建者开始游戏", deckEmpty: "牌堆已空",
   win: { diggers: "淘金者", saboteurs: "破壞者", selfish_dwarf: "自私矮人", blue: "藍隊淘金者",
          green: "綠隊淘金者", "blue+green": "藍隊和綠隊" },
   roles: { GOLD_DIGGER: "淘金者", SABOTEUR: "破壞者", GOLD_DIGGER_BLUE: "藍隊淘金者",
@@ -174,10 +173,10 @@ const HANT = {
     goal_revealed: "終點 {goal} 翻開：{kind}", discarded: "{who} 棄牌（{n}）", passed: "{who} 棄牌（{n}）",
     trapped: "{who} 困住了 {target}", freed: "{who} 解救了 {target}", theft_laid: "{who} 放下偷竊牌",
     hands_off: "{who} 移除了 {target} 的偷竊", hands_swapped: "{who} 與 {target} 交換手牌",
-    role_inspected: "{who} 調查了 {target}", hats_swapped: "{who} 讓 {target} 換身分",
-    stolen: "{who} 偷了 {target}", round_started: "第 {round} 輪開始", round_ended: "本輪結束",
-    game_over: "遊戲結束", timeout: "{who} 超時", ready: "{who} 已準備",
-    discard_to_remove: "{who} 棄 2 張移除 {remove}" },
+    inspected: "{who} 調查了 {target}", hats_swapped: "{who} 讓 {target} 換身分",
+    stole: "{who} 偷了 {target}", round_started: "第 {round} 輪開始", round_ended: "本輪結束",
+    game_finished: "遊戲結束", timeout: "{who} 超時", ready: "{who} 已準備",
+    discarded_to_remove: "{who} 棄 2 張移除 {remove}" },
 };
 
 export const LANGS = { en: ["English", EN], "zh-hans": ["简体中文", HANS], "zh-hant": ["繁體中文", HANT] };

@@ -104,7 +104,7 @@ function renderPlayers(v) {
     return `<div class="seat${turn ? " turn" : ""}${s.seat === me ? " me" : ""}" data-seat="${s.seat}">
       <div class="name">${s.computer ? `<span title="${esc(t("computer"))}">${GLYPH.robot}</span> ` : ""}${esc(s.name || `#${s.seat + 1}`)}${you}</div>
       <div class="meta"><span class="hs" title="${esc(t("cards", { n: s.hand_size }))}">${GLYPH.cards}${s.hand_size ?? 0}</span>${gold}<span class="icons">${icons}</span>${s.online === false && !s.computer ? `<span class="off">${esc(t("offline"))}</span>` : ""}</div>
-      ${role}${turn ? `<span class="clock" data-deadline="${esc(v.turn_deadline || "")}"></span>` : ""}</div>`;
+      ${role}${turn && v.turn_deadline ? `<span class="clock" data-deadline="${esc(v.turn_deadline)}" data-total="${(v.settings && v.settings.turn_time) || 0}"><svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><circle cx="10" cy="10" r="8" fill="none" stroke="var(--bg)" stroke-width="3"/><circle class="ring" cx="10" cy="10" r="8" fill="none" stroke="var(--turn)" stroke-width="3" stroke-dasharray="50.3" transform="rotate(-90 10 10)"/></svg><b></b></span>` : ""}</div>`;
   }).join("");
   $("#players").innerHTML = html;
   tick();
@@ -113,9 +113,13 @@ function renderPlayers(v) {
 function tick() {
   for (const el of document.querySelectorAll(".clock[data-deadline]")) {
     const d = Date.parse(el.dataset.deadline);
-    if (!d) { el.textContent = ""; continue; }
+    const label = el.querySelector("b");
+    if (!d || !label) continue;
     const left = Math.max(0, Math.round((d - Date.now()) / 1000));
-    el.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    label.textContent = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    const total = Number(el.dataset.total) || 0;
+    const ring = el.querySelector(".ring");
+    if (ring) ring.setAttribute("stroke-dashoffset", total ? String(50.3 * (1 - Math.min(1, left / total))) : "0");
   }
 }
 setInterval(tick, 1000);
@@ -178,10 +182,12 @@ function renderBar(v) {
     items.push(button(t("next"), () => replayStep(1), "primary", 'data-act="next"'));
     items.push(button(t("close"), () => stopReplay(), "", 'data-act="close-replay"'));
   } else if (v.status === "lobby") {
-    prompt = t("lobby");
+    const max = (v.settings && v.settings.max_seats) || (v.seats || []).length;
+    prompt = `${t("lobby")} · ${t("waitingPlayers", { n: (v.seats || []).length, max })}`;
     if (me === null) items.push(button(t("join"), () => app.lobbyAction("join"), "primary", 'data-act="join"'));
     else {
-      items.push(button(t("start"), () => app.lobbyAction("start"), "primary", 'data-act="start"'));
+      if (v.you && v.you.creator) items.push(button(t("start"), () => app.lobbyAction("start"), "primary", 'data-act="start"'));
+      else prompt += ` · ${t("creatorStarts")}`;
       items.push(button(t("leave"), () => app.lobbyAction("leave"), "", 'data-act="leave"'));
     }
   } else if (v.status === "round_over" || v.status === "finished") {
@@ -302,7 +308,8 @@ function logText(v, e) {
   const p = { ...e, who: seatName(v, e.seat), target: seatName(v, e.target_seat), tool: e.tool ? t(e.tool) : "",
     goal: e.goal !== undefined && e.goal !== null ? e.goal + 1 : "", n: e.count ?? (e.cards ? e.cards.length : ""),
     kind: e.kind ? t(e.kind === "gold" ? "goldKind" : "stoneKind") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "" };
-  return t(`logc.${e.code}`, p) || `${p.who} ${e.code}`;
+  const text = t(`logc.${e.code}`, p) || `${p.who} ${e.code}`;
+  return e.timeout ? `${text} ${t("timedOut")}` : text;
 }
 
 export function showLog() {
@@ -351,17 +358,25 @@ export function roundEnd(v) {
   const rr = v.round_result || {};
   const finished = v.status === "finished";
   const winners = rr.winners ? (Array.isArray(rr.winners) ? rr.winners : [rr.winners]).map((w) => t(`win.${w}`) || w).join(", ") : "";
-  const rows = (v.seats || []).map((s) => {
+  const won = new Set(rr.winning_seats || []);
+  const final = v.final && Array.isArray(v.final.gold) ? v.final.gold : null;
+  const seats = [...(v.seats || [])];
+  if (finished && final) seats.sort((a, b) => (final[b.seat] ?? 0) - (final[a.seat] ?? 0));
+  const rows = seats.map((s) => {
     const r = s.role || (rr.roles ? rr.roles[s.seat] : null);
-    const roleName = r ? t(`roles.${typeof r === "string" ? r : r.role}`) || r : "";
-    const score = finished && s.gold !== null && s.gold !== undefined ? `<b class="gold">${GLYPH.gold} ${s.gold}</b>` : "";
-    return `<div class="row" data-seat-result="${s.seat}"><span class="grow">${esc(s.name || `#${s.seat + 1}`)}</span><span>${esc(roleName)}</span>${score}</div>`;
+    const roleName = r ? t(`roles.${r}`) || r : "";
+    const info = r && look() ? (look().roles || {})[r] : null;
+    const gain = rr.winnings && rr.winnings[s.seat] ? `<span>+${rr.winnings[s.seat]}</span>` : "";
+    const total = finished && final ? `<b class="gold">${GLYPH.gold} ${final[s.seat] ?? 0}</b>` : "";
+    return `<div class="row${won.has(s.seat) ? " won" : ""}" data-seat-result="${s.seat}">
+      <span class="badge" style="background:${info ? info.color : "#777"}">${info ? info.letter : "?"}</span>
+      <span class="grow">${esc(s.name || `#${s.seat + 1}`)}${won.has(s.seat) ? " ★" : ""}</span><span>${esc(roleName)}</span>${gain}${total}</div>`;
   });
-  if (finished) rows.sort((a, b) => 0);
-  const mineWon = rr.your_winnings !== undefined && rr.your_winnings !== null ? `<p id="winnings">${esc(t("yourWinnings", { n: rr.your_winnings }))}</p>` : "";
+  const reached = rr.reached_by !== null && rr.reached_by !== undefined ? `<p>${esc(t("goldRoute"))}: ${esc(seatName(v, rr.reached_by))}</p>` : "";
+  const mineWon = rr.your_winnings !== undefined && rr.your_winnings !== null ? `<p id="winnings"><b>${esc(t("yourWinnings", { n: rr.your_winnings }))}</b></p>` : "";
   const next = (v.legal_moves || []).find((m) => m.type === "next_round");
   openSheet(`<h2 id="result-title">${esc(finished ? t("gameOver") : t("roundOver"))}</h2>
-    ${winners ? `<p id="winners">${esc(t("winners", { who: winners }))}</p>` : ""}${mineWon}
+    ${winners ? `<p id="winners">${esc(t("winners", { who: winners }))}</p>` : ""}${reached}${mineWon}
     ${finished ? `<h3>${esc(t("finalScores"))}</h3>` : ""}${rows.join("")}
     <div class="actions">${next ? `<button type="button" class="primary" data-next>${esc(t("nextRound"))}</button>` : ""}
     <button type="button" data-replay>${esc(t("replay"))}</button>

@@ -344,3 +344,41 @@ async def test_screens_outside_telegram(
         await screenshot(page, f"local-{scheme}-zh-hant")
     finally:
         await context.close()
+
+
+async def test_telegram_lobby_join_start_and_countdown(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings,
+    screenshot: Screenshot,
+) -> None:
+    server = await serve(aiohttp_server, memory_service, settings)
+    base = f"http://127.0.0.1:{server.port}"
+    lobby = await memory_service.create_lobby(chat=None, creator=UserRef(*PLAYERS[0]))
+    game_id = lobby["game_id"]
+    await memory_service.join(game_id, UserRef(*PLAYERS[2]))
+    await memory_service.configure(game_id, PLAYERS[0][0], turn_time=90)
+    ctx_a = await telegram_context(browser, *PLAYERS[0], start_param=game_id)
+    ctx_b = await telegram_context(browser, *PLAYERS[1], start_param=game_id, language="zh-hant")
+    try:
+        a = await ctx_a.new_page()
+        b = await ctx_b.new_page()
+        await a.goto(base + "/")
+        await b.goto(base + "/")
+        await wait_view(a, "v.status === 'lobby'")
+        await wait_view(b, "v.status === 'lobby' && v.you.seat === null")
+        assert await b.evaluate("document.documentElement.lang") == "zh-Hant"
+        assert await b.locator('#buttons [data-act="start"]').count() == 0
+        await b.click('#buttons [data-act="join"]')
+        await wait_view(b, "v.you.seat !== null")
+        await wait_view(a, "v.seats.length === 3")  # live: Ann sees Bob sit down
+        assert await a.locator("#players .seat").count() == 3
+        await screenshot(a, "telegram-light-lobby")
+        await a.click('#buttons [data-act="start"]')
+        started = await wait_view(b, "v.status === 'playing'")
+        assert started["you"]["hand"] and started["turn_deadline"]
+        await a.wait_for_selector("#players .seat.turn .clock b:not(:empty)")
+        clock = await a.inner_text("#players .seat.turn .clock b")
+        assert clock.startswith("1:") or clock.startswith("0:")
+        await screenshot(b, "telegram-zh-hant-started")
+    finally:
+        await ctx_a.close()
+        await ctx_b.close()
