@@ -467,7 +467,7 @@ def walk(
             moves = legal_moves(state, seat)
             paths = [m for m in moves if m["type"] == "place_path"]
             if paths and east_bias and rng.random() < east_bias:
-                move = max(paths, key=lambda m: (m["x"], -abs(m["y"]), rng.random()))
+                move = max(paths, key=lambda m: _eastward(state, m, rng))
             else:
                 move = rng.choice(moves)
             entry = {"seat": seat, "move": move}
@@ -475,6 +475,20 @@ def walk(
         yield state, entry, after
         state = after
     raise RuntimeError(f"game {seed} did not end in {max_moves} moves")
+
+
+def _eastward(state: GameState, move: dict[str, Any], rng: random.Random) -> float:
+    """How far east a placement leads: its column, plus a bonus when its east edge is
+    joined through the card (not a stub), minus a little for straying from the goals."""
+    from core.engine.cards import GROUP_OF
+
+    table = state.rs.table
+    o = 2 * table.cards[table.pos_of[move["card"]]] + int(move["rotated"])
+    east = GROUP_OF[o][2]
+    through = bool(east) and east != 2
+    return (
+        move["x"] + (0.6 if through else 0.0) - 0.1 * min(abs(move["y"]), 3) + 0.05 * rng.random()
+    )
 
 
 def _corrupt(state: GameState) -> GameState:
