@@ -57,7 +57,15 @@ def scores(state: GameState) -> list[int]:
 def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, Any]]:
     """Every public entry with a seq above `since_seq` (the default includes seq 0, the
     first round's start)."""
-    return [dict(e) for e in state.log if e["seq"] > since_seq]
+    return [clone(e) for e in state.log if e["seq"] > since_seq]
+
+
+def clone(e: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a log entry that shares no list with the state (callers may mutate it)."""
+    return {
+        k: ([list(x) if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
+        for k, v in e.items()
+    }
 
 
 def apply_move(state: GameState, seat: int, move: dict[str, Any]) -> tuple[GameState, Events]:
@@ -65,7 +73,8 @@ def apply_move(state: GameState, seat: int, move: dict[str, Any]) -> tuple[GameS
     m = parse_move(move)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n:
         raise IllegalMove(Reason.BAD_SEAT, f"no seat {seat!r}")
-    return _apply(state, seat, m, timeout=False)
+    new, events = _apply(state, seat, m, timeout=False)
+    return new, [clone(e) for e in events]
 
 
 def _apply(
@@ -233,6 +242,11 @@ def _next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
 
 def apply_timeout(state: GameState) -> tuple[GameState, Events]:
     """RULES §7: what happens when the current phase's deadline passes."""
+    new, events = _timeout(state)
+    return new, [clone(e) for e in events]
+
+
+def _timeout(state: GameState) -> tuple[GameState, Events]:
     ph = state.phase
     rs = state.rs
     if ph == "playing":

@@ -6,7 +6,7 @@ from typing import Any
 
 from .board import GOAL_XY, unkey
 from .cards import CARD_LIST, GOLD
-from .game import actor, public_log
+from .game import actor, clone, public_log
 from .moves import legal_moves
 from .state import GameState
 
@@ -96,7 +96,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
     result = None
     if ended and rs.result is not None:
         res = rs.result
-        result = {k: res[k] for k in PUBLIC_RESULT if k in res}
+        result = clone({k: res[k] for k in PUBLIC_RESULT if k in res})
         result["your_winnings"] = res["winnings"][seat] if seat is not None else None
         if "nuggets" in res:
             result["your_nuggets"] = list(res["nuggets"][seat]) if seat is not None else None
@@ -124,7 +124,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
         "deck_size": rs.deck_size(),
         "discard_size": len(rs.discard),
         "current_seat": actor(state),
-        "log": [dict(e) for e in log],
+        "log": [clone(e) for e in log],
         "round_result": result,
         "final": final,
         "legal_moves": legal_moves(state, seat) if seat is not None else [],
