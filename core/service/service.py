@@ -10,11 +10,13 @@ any other worker's ``run_timers`` claims the deadline and fires it at the armed 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import logging
 import secrets
 import time
+import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -47,8 +49,26 @@ def new_game_id() -> str:
     return secrets.token_urlsafe(9)
 
 
+COMPRESS_ABOVE = 1024  # bytes of state JSON; below this zlib+base64 saves nothing
+
+
 def encode_state(state: Any) -> str:
-    return json.dumps(engine.state_to_json(state), separators=(",", ":"))
+    """Engine state as stored: JSON, or ``z:`` + base64(zlib(JSON)) once it is large.
+
+    Why: the state carries the round's public log and grows through a game; compressed it
+    is about a third of the size, which keeps a live game within the memory budget
+    (docs/benchmarks/store.md) for ~100 µs of CPU per move.
+    """
+    raw = json.dumps(engine.state_to_json(state), separators=(",", ":"))
+    if len(raw) <= COMPRESS_ABOVE:
+        return raw
+    return "z:" + base64.b64encode(zlib.compress(raw.encode(), 6)).decode("ascii")
+
+
+def decode_state(stored: str) -> Any:
+    if stored.startswith("z:"):
+        stored = zlib.decompress(base64.b64decode(stored[2:])).decode()
+    return engine.state_from_json(json.loads(stored))
 
 
 @dataclass(slots=True)
@@ -116,7 +136,7 @@ class GameService:
         if record is None:
             raise ServiceError("not_found", "no such game")
         meta = Meta.from_json(record.meta)
-        state = engine.state_from_json(json.loads(record.state)) if record.state else None
+        state = decode_state(record.state) if record.state else None
         return Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
         )
