@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -366,3 +367,57 @@ async def test_caddy_proxies_webhook_api_websocket_and_static(
 
         async with http.get(f"{public}/healthz") as r:
             assert r.status == 200
+
+
+# ------------------------------------------------------------------------------- the wheel
+
+
+def test_the_wheel_ships_every_file_of_the_packages(tmp_path: Path) -> None:
+    """What the Dockerfile's `pip install .` installs: every module and data file.
+
+    Built from a copy made as the Dockerfile's COPY lines make it, so that the build
+    leaves nothing in the working tree.
+    """
+    source = tmp_path / "src"
+    for word, arg in dockerfile_instructions():
+        if word == "COPY":
+            *names, _ = arg.split()
+            for name in names:
+                origin = ROOT / name
+                if origin.is_dir():
+                    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+                    shutil.copytree(origin, source / name, ignore=ignore)
+                else:
+                    source.mkdir(exist_ok=True)
+                    shutil.copy2(origin, source / name)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (tmp_path / "dist").glob("saboteur_telegram-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = set(archive.namelist())
+    expected = {
+        path.relative_to(ROOT).as_posix()
+        for package in ("core", "telegram_bot", "miniapp")
+        for path in (ROOT / package).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"
+    }
+    assert "telegram_bot/__main__.py" in expected
+    assert expected - shipped == set()
