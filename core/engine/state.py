@@ -34,7 +34,7 @@ def rng_for(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join([str(seed), *map(str, parts)]))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def round_table(seed: int, round_no: int, edition: str) -> Table:
     rng = rng_for(seed, round_no, "deck")
     cards = deck_cards(edition)
