@@ -234,12 +234,31 @@ async def test_map_peek_is_private(
         await ctx_b.close()
 
 
-async def play_my_turn(page: Page, view: dict) -> None:
-    """Make one move through the page, as a person would: by tapping."""
+TARGETED = {"break_tool", "repair_tool", "trap", "free", "hands_off", "swap_hand", "inspect",
+            "swap_hats"}
+
+
+async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
+    """Make one move through the page, as a person would: by tapping. Each kind of action
+    card is tried once (target buttons, rockfall on the maze, theft); else a path card
+    towards the goals; else a discard. Returns the move type."""
     moves = view["legal_moves"]
+    for move in moves:
+        kind = move["type"]
+        if kind in tried or kind not in TARGETED | {"rockfall", "theft"}:
+            continue
+        tried.add(kind)
+        await page.click(f'.hcard[data-id="{move["card"]}"]')
+        if kind == "rockfall":
+            await page.click(f'#board .card-target[data-cell="{move["x"]},{move["y"]}"]')
+        elif kind in TARGETED:
+            buttons = page.locator('#buttons [data-act="target"]')
+            labels = [m for m in moves if m.get("card") == move["card"]]
+            assert await buttons.count() == len(labels)
+            await buttons.nth(labels.index(move)).click()
+        await page.click("#confirm")
+        return kind
     place = [m for m in moves if m["type"] == "place_path"]
-    if any(m["type"] == "next_round" for m in moves):
-        return
     if place:
         # prefer moves towards the goals, so the round tends to end by reaching one
         move = max(place, key=lambda m: (m["x"], -abs(m["y"])))
@@ -247,12 +266,40 @@ async def play_my_turn(page: Page, view: dict) -> None:
         await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
         if move["rotated"]:
             await page.click("#board .ghost")  # a second tap turns the card
-    else:
-        discard = next(m for m in moves if m["type"] == "discard")
-        await page.click('#buttons [data-act="discard"]')
-        for card in discard["cards"]:
-            await page.click(f'.hcard[data-id="{card}"]')
+        await page.click("#confirm")
+        return "place_path"
+    discard = max((m for m in moves if m["type"] == "discard"), key=lambda m: len(m["cards"]))
+    await page.click('#buttons [data-act="discard"]')
+    for card in discard["cards"]:
+        await page.click(f'.hcard[data-id="{card}"]')
+    assert str(len(discard["cards"])) in await page.inner_text("#confirm")
     await page.click("#confirm")
+    return "discard"
+
+
+async def play_round(page: Page, errors: list[str]) -> dict[str, int]:
+    made: dict[str, int] = {}
+    tried: set[str] = set()
+    for _ in range(600):
+        view = await page.evaluate("window.__sab.view")
+        if view["status"] in ("round_over", "finished"):
+            break
+        if view["status"] == "stealing" and view["legal_moves"]:
+            before = view["version"]
+            await page.click('#buttons [data-act="steal"]')
+            await wait_view(page, f"v.version > {before}")
+            made["steal"] = made.get("steal", 0) + 1
+        elif view["legal_moves"] and not await page.evaluate("window.__sab.busy"):
+            before = view["version"]
+            kind = await play_my_turn(page, view, tried)
+            await wait_view(page, f"v.version > {before}")
+            made[kind] = made.get(kind, 0) + 1
+        else:
+            await page.wait_for_timeout(100)
+    view = await page.evaluate("window.__sab.view")
+    assert view["status"] in ("round_over", "finished"), (view["status"], errors)
+    print("moves made through the page:", made)
+    return made
 
 
 async def test_local_mode_plays_a_round(
@@ -280,22 +327,9 @@ async def test_local_mode_plays_a_round(
         assert "code=" not in page.url  # the one-time code leaves the address bar
         assert await page.evaluate("document.documentElement.lang") == "zh-Hans"
         await screenshot(page, "local-zh-start")
-        moves_made = 0
-        for _ in range(400):
-            view = await page.evaluate("window.__sab.view")
-            if view["status"] in ("round_over", "finished"):
-                break
-            if view["legal_moves"] and not await page.evaluate("window.__sab.busy"):
-                before = view["version"]
-                await play_my_turn(page, view)
-                await wait_view(page, f"v.version > {before}")
-                moves_made += 1
-            else:
-                await page.wait_for_timeout(100)
-        view = await wait_view(
-            page, "v.status === 'round_over' || v.status === 'finished'", timeout=30_000
-        )
-        assert moves_made > 0
+        made = await play_round(page, errors)
+        assert made.get("place_path", 0) + made.get("discard", 0) > 0, made
+        view = await page.evaluate("window.__sab.view")
         await page.wait_for_selector("#result-title")
         assert all(s["role"] for s in view["seats"])  # roles revealed at round end
         assert await page.locator("[data-seat-result]").count() == 5
@@ -382,3 +416,34 @@ async def test_telegram_lobby_join_start_and_countdown(
     finally:
         await ctx_a.close()
         await ctx_b.close()
+
+
+async def test_local_new_expansion_game_from_the_lobby(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, screenshot: Screenshot,
+) -> None:
+    """Saboteur 2 from local mode's "new game" sheet: discard 1-3, action cards by tapping."""
+    settings = Settings(telegram_bot_token=None, session_secret="local-secret")
+    app = create_app(memory_service, settings)
+    server: TestServer = await aiohttp_server(app)
+    url = await start_local_table(memory_service, settings, app, port=server.port)
+    url = url.split("&game=")[0]  # no game in the URL: the page offers a new one
+    context = await browser.new_context(viewport=PHONE, locale="en-US")
+    try:
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(url)
+        await page.click("#message button")
+        await page.select_option("#ng-edition", "expansion")
+        await page.select_option("#ng-seats", "4")
+        await screenshot(page, "local-new-game-sheet")
+        await page.click("#ng-start")
+        view = await wait_view(page, "v.edition === 'expansion'")
+        assert len(view["seats"]) == 4 and "game=" in page.url
+        made = await play_round(page, errors)
+        assert sum(made.values()) > 0
+        await page.wait_for_selector("#result-title")
+        await screenshot(page, "local-expansion-round-end")
+        assert not errors, errors
+    finally:
+        await context.close()
