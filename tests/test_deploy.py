@@ -81,9 +81,13 @@ def test_services_start_in_order_of_health(compose: dict[str, Any]) -> None:
 
 
 def test_environment_comes_from_dotenv(compose: dict[str, Any]) -> None:
-    for name in ("app", "proxy"):
-        env_file = service(compose, name)["env_file"]
-        assert env_file == ".env" or env_file == [".env"], name
+    env_file = service(compose, "app")["env_file"]
+    assert env_file == ".env" or env_file == [".env"]
+    # the proxy gets PUBLIC_URL alone (substituted from .env), never the bot token
+    proxy = service(compose, "proxy")
+    assert "env_file" not in proxy
+    assert set(proxy["environment"]) == {"PUBLIC_URL"}
+    assert proxy["environment"]["PUBLIC_URL"].startswith("${PUBLIC_URL:?")  # required
     app_env = service(compose, "app")["environment"]
     assert app_env["REDIS_URL"] == "redis://redis:6379/0"
     assert app_env["HOST"] == "0.0.0.0"
