@@ -323,7 +323,7 @@ def play(state: GameState, seat: int, m: dict[str, Any], timeout: bool = False) 
 
 
 def finish(t: Turn) -> RoundState:
-    """Draw, then build the new round state (turn passing is done by the caller)."""
+    """Draw, pass the turn to the next seat with cards, and build the new round state."""
     rs = t.rs
     drawn = t.changes.get("drawn", rs.drawn)
     total = len(rs.table.cards)
@@ -334,4 +334,9 @@ def finish(t: Turn) -> RoundState:
         t.changes["drawn"] = drawn
     t.changes["hands"] = tuple(t.hands)
     t.changes["last_mover"] = t.seat
+    # the next seat holding cards (None: nobody holds a card, the round is over)
+    n = len(t.hands)
+    t.changes["current"] = next(
+        (s for s in ((t.seat + i) % n for i in range(1, n + 1)) if t.hands[s]), None
+    )
     return evolve(rs, **t.changes)

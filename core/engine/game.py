@@ -108,21 +108,9 @@ def _apply(
     seq = turn.seq
     if turn.gold_hit:
         return _end_round(state, evolve(rs, reached_by=seat), True, events, seq)
-    nxt = _next_seat(rs, seat)
-    if nxt is None:
+    if rs.current is None:
         return _end_round(state, rs, False, events, seq)
-    rs = evolve(rs, current=nxt)
     return evolve(state, seq=seq, rs=rs, log=state.log + tuple(events)), events
-
-
-def _next_seat(rs: RoundState, after: int) -> int | None:
-    hands = rs.hands
-    n = len(hands)
-    for i in range(1, n + 1):
-        s = (after + i) % n
-        if hands[s]:
-            return s
-    return None
 
 
 def _end_round(
