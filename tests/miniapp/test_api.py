@@ -361,3 +361,42 @@ async def test_websocket_auth_origin_and_push(
         pushed.append((await sock.receive_json(timeout=3))["version"])
     assert pushed[-1] == new_version
     await sock.close()
+
+
+def test_openapi_document_is_valid_openapi_3_1() -> None:
+    from openapi_spec_validator import validate
+
+    from miniapp.openapi import document
+
+    doc = document()
+    validate(doc)  # raises on any schema violation
+    assert doc["openapi"] == "3.1.0"
+    move_types = doc["components"]["schemas"]["Move"]["properties"]["type"]["enum"]
+    assert {"place_path", "discard_to_remove", "steal", "next_round"} <= set(move_types)
+
+
+def test_access_log_redacts_codes_and_tokens() -> None:
+    import logging
+
+    from miniapp.server import AccessLogger
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record.getMessage())
+
+    logger = logging.getLogger("test.access")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(Keep())
+
+    class Req:
+        remote = "127.0.0.1"
+        method = "GET"
+        path_qs = "/?code=SECRET1&game=abc&token=SECRET2"
+
+    class Resp:
+        status = 200
+
+    AccessLogger(logger, "").log(Req(), Resp(), 0.01)  # type: ignore[arg-type]
+    assert records and "SECRET" not in records[0] and "game=abc" in records[0]
