@@ -1,75 +1,16 @@
-"""Playing-phase moves of both editions (RULES §2-§4, §6 actions and turn options).
-
-Each move is checked completely before anything is built; the new round state is made
-with `dataclasses.replace` touching only the fields the move changes.
-"""
+"""Path cards, classic action cards and discards (RULES §2-§4); the move dispatcher."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import expansion
 from .board import GOAL_SET, GOAL_XY, LIMIT, START_KEY, key
 from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC, TOOLS
-from .moves import BREAKS, EFFECT_MOVE, can_place_path
+from .moves import EFFECT_MOVE, can_place_path
 from .reasons import IllegalMove, Reason
 from .state import GameState, RoundState, evolve
-
-REMOVABLE = (*BREAKS, "TRAPPED", "THEFT")
-
-
-class Turn:
-    """Mutable scratch for one move; turned into a new RoundState at the end."""
-
-    __slots__ = ("changes", "draws", "events", "gold_hit", "hands", "rs", "seat", "seq", "state")
-
-    def __init__(self, state: GameState, seat: int) -> None:
-        self.state = state
-        self.rs = state.rs
-        self.seat = seat
-        self.seq = state.seq + 1
-        self.hands = list(state.rs.hands)
-        self.changes: dict[str, Any] = {}
-        self.events: list[dict[str, Any]] = []
-        self.draws = 1
-        self.gold_hit = False
-
-    def event(self, code: str, **data: Any) -> None:
-        self.events.append({"seq": self.seq, "seat": self.seat, "code": code, **data})
-
-    def front(self, s: int) -> tuple[str, ...]:
-        fr: tuple[tuple[str, ...], ...] = self.changes.get("in_front", self.rs.in_front)
-        return fr[s]
-
-    def set_front(self, s: int, items: tuple[str, ...]) -> None:
-        fr = list(self.changes.get("in_front", self.rs.in_front))
-        fr[s] = items
-        self.changes["in_front"] = tuple(fr)
-
-    def to_discard(self, *idx: int) -> None:
-        self.changes["discard"] = self.changes.get("discard", self.rs.discard) + idx
-
-
-def _target(state: GameState, m: dict[str, Any], *, other_than: int | None = None) -> int:
-    s: int = m["target_seat"]
-    if not 0 <= s < state.n or s == other_than:
-        raise IllegalMove(Reason.BAD_TARGET, f"seat {s} is not a valid target")
-    return s
-
-
-def take_cards(rs: RoundState, seat: int, iids: list[str]) -> list[int]:
-    """Positions of the named hand cards (refuses unknown or repeated ids)."""
-    hand = rs.hands[seat]
-    pos_of = rs.table.pos_of
-    out: list[int] = []
-    for iid in iids:
-        p = pos_of.get(iid)
-        if p is None or p not in hand or p in out:
-            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"card {iid} is not in your hand")
-        out.append(p)
-    return out
-
-
-# --------------------------------------------------------------------- path and classic
+from .turn import Turn, drop, take_cards, target
 
 
 def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
@@ -105,7 +46,7 @@ def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
 
 
 def _break(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m, other_than=t.seat)
+    s = target(t.state, m, other_than=t.seat)
     cid = CARD_LIST[idx].id
     if cid in t.front(s):
         raise IllegalMove(Reason.ALREADY_BROKEN)
@@ -114,7 +55,7 @@ def _break(t: Turn, m: dict[str, Any], idx: int) -> None:
 
 
 def _repair(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m)
+    s = target(t.state, m)
     tool = m["tool"]
     c = CARD_LIST[idx]
     if tool not in TOOLS or tool not in c.tools:
@@ -157,112 +98,14 @@ def _map(t: Turn, m: dict[str, Any], idx: int) -> None:
     t.event("map_used", card=CARD_LIST[idx].id, goal=g)
 
 
-# --------------------------------------------------------------------- Saboteur 2 actions
-
-
-def _theft(t: Turn, m: dict[str, Any], idx: int) -> None:
-    if "THEFT" in t.front(t.seat):
-        raise IllegalMove(Reason.ALREADY_IN_FRONT)
-    t.set_front(t.seat, (*t.front(t.seat), "THEFT"))
-    laid = list(t.rs.theft_laid)
-    laid[t.seat] = t.seq
-    t.changes["theft_laid"] = tuple(laid)
-    t.event("theft_laid", card="THEFT")
-
-
-def _remove_from(t: Turn, s: int, kind: str) -> None:
-    front = t.front(s)
-    if kind not in front:
-        raise IllegalMove(Reason.NOTHING_TO_REMOVE, f"no {kind} in front of seat {s}")
-    t.set_front(s, tuple(x for x in front if x != kind))
-    t.to_discard(CARD_INDEX[kind])
-    if kind == "THEFT":
-        laid = list(t.changes.get("theft_laid", t.rs.theft_laid))
-        laid[s] = -1
-        t.changes["theft_laid"] = tuple(laid)
-
-
-def _hands_off(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m)
-    _remove_from(t, s, "THEFT")
-    t.event("hands_off", card=CARD_LIST[idx].id, target_seat=s)
-
-
-def _free(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m)
-    _remove_from(t, s, "TRAPPED")
-    t.event("freed", card=CARD_LIST[idx].id, target_seat=s)
-
-
-def _trap(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m, other_than=t.seat)
-    if "TRAPPED" in t.front(s):
-        raise IllegalMove(Reason.ALREADY_IN_FRONT)
-    t.set_front(s, (*t.front(s), "TRAPPED"))
-    t.event("trapped", card=CARD_LIST[idx].id, target_seat=s)
-
-
-def _swap_hand(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m, other_than=t.seat)
-    mine = t.hands[t.seat]
-    t.hands[t.seat] = t.hands[s]
-    rs = t.rs
-    drawn = t.changes.get("drawn", rs.drawn)
-    if drawn < len(rs.table.cards):
-        mine = (*mine, drawn)
-        t.changes["drawn"] = drawn + 1
-    t.hands[s] = mine
-    t.draws = 0
-    t.event("hands_swapped", card=CARD_LIST[idx].id, target_seat=s)
-
-
-def _inspect(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m, other_than=t.seat)
-    kr = list(t.rs.known_roles)
-    mine = [e for e in kr[t.seat] if e[0] != s]
-    mine.append((s, t.rs.roles[s], False))
-    kr[t.seat] = tuple(sorted(mine))
-    t.changes["known_roles"] = tuple(kr)
-    t.event("inspected", card=CARD_LIST[idx].id, target_seat=s)
-
-
-def _swap_hats(t: Turn, m: dict[str, Any], idx: int) -> None:
-    s = _target(t.state, m)
-    rs = t.rs
-    if not rs.role_pool:
-        raise IllegalMove(Reason.NOTHING_TO_REMOVE, "no role card left to take")
-    roles = list(rs.roles)
-    # The set-aside roles were shuffled at setup: the new role is the top one.
-    roles[s] = rs.role_pool[0]
-    t.changes["roles"] = tuple(roles)
-    t.changes["role_pool"] = rs.role_pool[1:]
-    kr = []
-    for seat, known in enumerate(rs.known_roles):
-        if seat == s:
-            kr.append(known)
-        else:
-            kr.append(tuple((q, r, True) if q == s else (q, r, st) for q, r, st in known))
-    t.changes["known_roles"] = tuple(kr)
-    t.event("hats_swapped", card=CARD_LIST[idx].id, target_seat=s)
-
-
 HANDLERS = {
     "place_path": _place,
     "break_tool": _break,
     "repair_tool": _repair,
     "rockfall": _rockfall,
     "map": _map,
-    "theft": _theft,
-    "hands_off": _hands_off,
-    "free": _free,
-    "trap": _trap,
-    "swap_hand": _swap_hand,
-    "inspect": _inspect,
-    "swap_hats": _swap_hats,
+    **expansion.HANDLERS,
 }
-
-
-# --------------------------------------------------------------------- discards
 
 
 def _discard(t: Turn, m: dict[str, Any], timeout: bool) -> None:
@@ -271,31 +114,10 @@ def _discard(t: Turn, m: dict[str, Any], timeout: bool) -> None:
     if len(cards) not in allowed:
         raise IllegalMove(Reason.BAD_DISCARD, f"discard {allowed} card(s)")
     pos = take_cards(t.rs, t.seat, cards)
-    _drop(t, pos)
+    drop(t, pos)
     t.draws = len(pos)
     extra = {"timeout": True} if timeout else {}
     t.event("passed", count=len(pos), **extra)
-
-
-def _discard_to_remove(t: Turn, m: dict[str, Any]) -> None:
-    if not t.state.config.expansion:
-        raise IllegalMove(Reason.NOT_IN_EDITION)
-    cards = m["cards"]
-    if len(cards) != 2:
-        raise IllegalMove(Reason.BAD_DISCARD, "discard exactly 2 cards")
-    kind = m["remove"]
-    if kind not in REMOVABLE:
-        raise IllegalMove(Reason.BAD_TARGET, f"{kind!r} cannot be removed")
-    pos = take_cards(t.rs, t.seat, cards)
-    _remove_from(t, t.seat, kind)
-    _drop(t, pos)
-    t.draws = 1
-    t.event("discarded_to_remove", count=2, remove=kind)
-
-
-def _drop(t: Turn, pos: list[int]) -> None:
-    t.hands[t.seat] = tuple(p for p in t.hands[t.seat] if p not in pos)
-    t.to_discard(*(t.rs.table.cards[p] for p in pos))
 
 
 def play(state: GameState, seat: int, m: dict[str, Any], timeout: bool = False) -> Turn:
@@ -306,7 +128,7 @@ def play(state: GameState, seat: int, m: dict[str, Any], timeout: bool = False) 
         _discard(t, m, timeout)
         return t
     if kind == "discard_to_remove":
-        _discard_to_remove(t, m)
+        expansion.discard_to_remove(t, m)
         return t
     rs = state.rs
     pos = take_cards(rs, seat, [m["card"]])[0]
