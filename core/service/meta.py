@@ -7,7 +7,7 @@ owner, its computer flag and its timeout count can never disagree with the game.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from core.service.models import ChatKey, SeatInfo
@@ -69,11 +69,19 @@ class Meta:
 
     # -------------------------------------------------------------- serialisation
     def to_json(self) -> str:
-        """Compact JSON: seat fields at their defaults are left out (bytes per live game)."""
-        data = asdict(self)
+        """Compact JSON: seat fields at their defaults are left out (bytes per live game).
+
+        Built by hand rather than with ``dataclasses.asdict``, which deep-copies and cost
+        more than the rest of a commit.
+        """
+        data = {name: getattr(self, name) for name in _META_FIELDS}
         data["seats"] = [
-            {k: v for k, v in seat.items() if k in ("user_id", "name") or v != _SEAT_DEFAULTS[k]}
-            for seat in data["seats"]
+            {
+                k: v
+                for k in _SEAT_FIELDS
+                if (v := getattr(seat, k)) != _SEAT_DEFAULTS.get(k, _ALWAYS)
+            }
+            for seat in self.seats
         ]
         return json.dumps(data, separators=(",", ":"))
 
@@ -110,3 +118,8 @@ class Meta:
     def version_of_seq(self, seq: int) -> int:
         """Game version of the commit that made engine ``seq`` (CONTRACTS §1)."""
         return self.base + seq + sum(1 for b in self.bumps if b < seq)
+
+
+_ALWAYS = object()
+_META_FIELDS = tuple(f.name for f in fields(Meta))
+_SEAT_FIELDS = tuple(f.name for f in fields(Seat))

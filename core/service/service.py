@@ -17,6 +17,7 @@ import logging
 import secrets
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,7 @@ log = logging.getLogger(__name__)
 
 WarningHandler = Callable[[TurnWarning], Awaitable[None]]
 MAX_ATTEMPTS = 8
+STATE_CACHE_SIZE = 256
 
 
 def new_game_id() -> str:
@@ -109,6 +111,7 @@ class GameService:
         self._clock = clock or (lambda: int(time.time() * 1000))
         self._ai = ai
         self._locks: dict[str, asyncio.Lock] = {}
+        self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
         self._warning_handlers: list[WarningHandler] = []
         self.fired = 0  # timers this process fired (tests, metrics)
 
@@ -136,10 +139,30 @@ class GameService:
         if record is None:
             raise ServiceError("not_found", "no such game")
         meta = Meta.from_json(record.meta)
-        state = decode_state(record.state) if record.state else None
+        state = self._decode(game_id, record.state) if record.state else None
         return Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
         )
+
+    def _decode(self, game_id: str, stored: str) -> Any:
+        """Decode a stored state, reusing the last one this process saw for the game.
+
+        States are immutable, so the object decoded from (or committed as) the same stored
+        string can be shared; this skips most decoding when one worker drives a game.
+        """
+        cached = self._states.get(game_id)
+        if cached is not None and cached[0] == stored:
+            self._states.move_to_end(game_id)
+            return cached[1]
+        state = decode_state(stored)
+        self._remember(game_id, stored, state)
+        return state
+
+    def _remember(self, game_id: str, stored: str, state: Any) -> None:
+        self._states[game_id] = (stored, state)
+        self._states.move_to_end(game_id)
+        while len(self._states) > STATE_CACHE_SIZE:
+            self._states.popitem(last=False)
 
     def _ttl(self, meta: Meta, state: Any | None) -> int:
         if meta.cancelled or (state is not None and engine.phase(state) == "finished"):
@@ -170,6 +193,8 @@ class GameService:
             deadline_ms = loaded.deadline_ms
         else:
             deadline_ms = change.deadline.at_ms if isinstance(change.deadline, Deadline) else None
+        if change.state is not None:
+            self._remember(loaded.game_id, state_json, change.state)
         new = Loaded(
             loaded.game_id,
             loaded.version + 1,
