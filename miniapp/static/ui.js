@@ -176,7 +176,10 @@ function renderBar(v) {
   let prompt = "";
   let promptTurn = false;
   const pend = app.pending();
-  if (st.replay) {
+  if (v.status === "cancelled") {
+    prompt = t("cancelled");
+    if (st.local) items.push(button(t("newGame"), () => lobbySheet(), "primary", 'data-act="new-game"'));
+  } else if (st.replay) {
     prompt = t("replayStep", { i: st.replay.i, n: st.replay.steps.length - 1 });
     items.push(button(t("prev"), () => replayStep(-1), "", 'data-act="prev"'));
     items.push(button(t("next"), () => replayStep(1), "primary", 'data-act="next"'));
