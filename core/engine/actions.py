@@ -112,7 +112,9 @@ def _discard(t: Turn, m: dict[str, Any], timeout: bool) -> None:
     cards = m["cards"]
     allowed = (1, 2, 3) if t.state.config.expansion else (1,)
     if len(cards) not in allowed:
-        raise IllegalMove(Reason.BAD_DISCARD, f"discard {allowed} card(s)")
+        raise IllegalMove(
+            Reason.BAD_DISCARD, "discard 1 to 3 cards" if len(allowed) > 1 else "discard 1 card"
+        )
     pos = take_cards(t.rs, t.seat, cards)
     drop(t, pos)
     t.draws = len(pos)

@@ -409,3 +409,30 @@ def test_theft_nobody_has_gold_and_timeout_tie_order() -> None:
     s4 = replace(s, gold=(3, 0, 3))
     _, ev = apply_timeout(s4)
     assert ev[0]["target_seat"] == 2
+
+
+def test_stealing_phase_view() -> None:
+    roles = [BLUE, S, S]
+    s = build(
+        "expansion",
+        3,
+        hands={0: ["MAP"], 1: [], 2: []},
+        roles=roles,
+        deck_left=0,
+        in_front={0: ["THEFT"]},
+        gold=[0, 2, 0],
+    )
+    s = _with_thieves(s, {0: 3})
+    s, _ = apply_move(s, 0, {"type": "discard", "cards": [iid(s, 0, "MAP")]})
+    assert s.phase == "stealing"
+    v = view_for(s, 0)
+    assert v["status"] == "stealing" and v["current_seat"] == 0
+    assert [seat["role"] for seat in v["seats"]] == roles
+    assert [seat["has_gold"] for seat in v["seats"]] == [False, True, True]
+    assert v["legal_moves"] == [
+        {"type": "steal", "target_seat": 1},
+        {"type": "steal", "target_seat": 2},
+    ]
+    assert view_for(s, 1)["legal_moves"] == []
+    assert view_for(s, 1)["you"]["gold"] == 6 and view_for(s, 2)["you"]["gold"] == 4
+    assert all(seat["gold"] is None for seat in v["seats"])
