@@ -95,6 +95,7 @@ class Plan:
     log: list[dict[str, Any]]
     deadline: Deadline | Keep | None
     state_changed: bool = True
+    present: int | None = None  # user id to mark online in the same commit
 
 
 class GameService:
@@ -184,6 +185,7 @@ class GameService:
             [movelog.encode(e) for e in change.log],
             change.deadline,
             ttl_s=self._ttl(change.meta, change.state),
+            presence=None if change.present is None else (str(change.present), self.now_ms()),
         )
         if not result.ok:
             if result.version is None:
@@ -195,6 +197,9 @@ class GameService:
             deadline_ms = change.deadline.at_ms if isinstance(change.deadline, Deadline) else None
         if change.state is not None:
             self._remember(loaded.game_id, state_json, change.state)
+        presence = loaded.presence
+        if change.present is not None:
+            presence = {**presence, str(change.present): self.now_ms()}
         new = Loaded(
             loaded.game_id,
             loaded.version + 1,
@@ -202,19 +207,29 @@ class GameService:
             change.state,
             state_json,
             deadline_ms,
-            loaded.presence,
+            presence,
         )
         await self._after_commit(loaded, new)
         return new
 
-    async def _mutate(self, game_id: str, decide: Callable[[Loaded], Plan | None]) -> Loaded:
-        """Load, decide, commit; retried on version conflicts (service-side changes)."""
+    async def _mutate(
+        self,
+        game_id: str,
+        decide: Callable[[Loaded], Plan | None],
+        present: int | None = None,
+    ) -> Loaded:
+        """Load, decide, commit; retried on version conflicts (service-side changes).
+
+        ``present``: the acting user, marked online in the same commit.
+        """
         async with self._lock(game_id):
             for _ in range(MAX_ATTEMPTS):
                 loaded = await self._load(game_id)
                 change = decide(loaded)
                 if change is None:
                     return loaded
+                if present is not None and change.present is None:
+                    change.present = present
                 new = await self._commit(loaded, change)
                 if new is not None:
                     return new
@@ -398,6 +413,7 @@ class GameService:
         if chat is not None:
             await self._bind_chat(chat, meta.game_id)
         await self.store.add_user_game(creator.user_id, meta.game_id, self.now_ms())
+        await self.store.touch(meta.game_id, str(creator.user_id), self.now_ms())
         if autostart and computers and len(meta.seats) == meta.max_seats:
             return await self.start(meta.game_id, creator.user_id)
         return self._view(await self._load(meta.game_id), creator.user_id)
@@ -420,7 +436,7 @@ class GameService:
             lobby.add_human(loaded.meta, user)
             return Plan(loaded.meta, None, [], None, state_changed=False)
 
-        new = await self._mutate(game_id, decide)
+        new = await self._mutate(game_id, decide, user.user_id)
         await self.store.add_user_game(user.user_id, game_id, self.now_ms())
         return self._view(new, user.user_id)
 
@@ -473,7 +489,7 @@ class GameService:
             lobby.configure(loaded.meta, settings)
             return Plan(loaded.meta, None, [], None, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def add_computer(
         self, game_id: str, user_id: int, level: str = "normal", *, force: bool = False
@@ -483,7 +499,7 @@ class GameService:
             lobby.add_computer(loaded.meta, level)
             return Plan(loaded.meta, None, [], None, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def remove_computer(
         self, game_id: str, user_id: int, seat: int | None = None, *, force: bool = False
@@ -493,7 +509,7 @@ class GameService:
             lobby.remove_computer(loaded.meta, seat)
             return Plan(loaded.meta, None, [], None, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
         """Deal round 1 (creator only; the bot passes ``force`` for group admins)."""
@@ -510,7 +526,7 @@ class GameService:
             state = engine.new_game(config, meta.seed)
             return Plan(meta, state, [], self._deadline(meta, state, self.now_ms()))
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
         """End a lobby or a game without a result (creator, or ``force`` for admins)."""
@@ -526,7 +542,7 @@ class GameService:
             self._bump(loaded, meta)
             return Plan(meta, loaded.state, [], None, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def take_seat_back(self, game_id: str, user_id: int) -> dict[str, Any]:
         def decide(loaded: Loaded) -> Plan | None:
@@ -543,7 +559,7 @@ class GameService:
             self._bump(loaded, meta)
             return Plan(meta, loaded.state, [], deadline, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide), user_id)
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     # ================================================================= moves
     async def submit(
@@ -592,6 +608,7 @@ class GameService:
             except engine.MoveFormatError as exc:
                 return SubmitResult("invalid", self._view(loaded, user_id), "bad_move", str(exc))
             meta.seats[seat].timeouts = 0
+            change.present = user_id
             new = await self._commit(loaded, change)
             if new is None:
                 current = await self._load(game_id)

@@ -134,6 +134,7 @@ def game_view(
     view = engine.view_for(state, seat)
     view["game_id"] = meta.game_id
     view["version"] = version
+    view.pop("seq", None)  # the game version is the one counter clients see
     if meta.cancelled:
         view["status"] = "cancelled"
     view["turn_deadline"] = (

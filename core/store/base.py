@@ -82,7 +82,11 @@ class Change:
 
 @runtime_checkable
 class GameStore(Protocol):
-    """The only interface the service uses to persist and coordinate games."""
+    """The only interface the service uses to persist and coordinate games.
+
+    ``commit(..., presence=(who, now_ms))`` also records that ``who`` was present (the
+    ``online`` flag) in the same atomic step, so a player's move costs no extra write.
+    """
 
     # live games
     async def create(
@@ -99,6 +103,7 @@ class GameStore(Protocol):
         deadline: Deadline | Keep | None,
         *,
         ttl_s: float,
+        presence: tuple[str, int] | None = None,
     ) -> CommitResult: ...
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]: ...
     async def delete_game(self, game_id: str) -> None: ...

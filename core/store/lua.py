@@ -8,7 +8,7 @@ ARCHITECTURE.md principle 5 (a sweeper repairs it from the ``dl`` field of the r
 
 # KEYS: rec, log, adapter, timers
 # ARGV: expected, state, meta, ttl_ms, mode(keep|clear|set), deadline_ms, warn_ms|'', channel,
-#       game_id, n_log, log entries...
+#       game_id, n_log, presence field|'', presence ms, log entries...
 # -> {1, new_version} | {0, current_version} | {-1, 0} (no such game)
 COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
@@ -19,7 +19,8 @@ local new = cur + 1
 local gid = ARGV[9]
 redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 'm', ARGV[3])
 local n = tonumber(ARGV[10])
-if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 11, 10 + n)) end
+if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 13, 12 + n)) end
+if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], ARGV[11], ARGV[12]) end
 local mode = ARGV[5]
 local tv = redis.call('HGET', KEYS[1], 'tv')
 local dl = false

@@ -101,6 +101,7 @@ class MemoryStore:
         deadline: Deadline | Keep | None,
         *,
         ttl_s: float,
+        presence: tuple[str, int] | None = None,
     ) -> CommitResult:
         game = self._game(game_id)
         if game is None:
@@ -110,6 +111,8 @@ class MemoryStore:
         new = game.version + 1
         game.version, game.state, game.meta = new, state, meta
         game.log.extend(log_entries)
+        if presence is not None:
+            game.presence[presence[0]] = int(presence[1])
         old = game.timer_version
         dl: int | None = None
         wl: int | None = None

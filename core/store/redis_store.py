@@ -129,10 +129,13 @@ class RedisStore:
         deadline: Deadline | Keep | None,
         *,
         ttl_s: float,
+        presence: tuple[str, int] | None = None,
     ) -> CommitResult:
         args: list[Any] = [expected_version, state, meta, int(ttl_s * 1000)]
         args += _deadline_args(deadline)
-        args += [self.keys.channel(), game_id, len(log_entries), *log_entries]
+        args += [self.keys.channel(), game_id, len(log_entries)]
+        args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
+        args += log_entries
         status, version = await self._commit(
             keys=[*self.keys.game_keys(game_id), self.keys.timers()], args=args
         )

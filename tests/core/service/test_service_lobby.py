@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from service_clock import Clock
 
 from core.service import ChatKey, GameService, ServiceError, UserRef
 
@@ -145,9 +146,12 @@ async def test_play_against_computers_starts_at_once(service: GameService) -> No
     assert sum(1 for s in view["seats"] if s["online"]) >= 3
 
 
-async def test_online_flag_from_touch(service: GameService, clock: object) -> None:
+async def test_online_flag_from_touch(service: GameService, clock: Clock) -> None:
     view = await service.create_lobby(chat=None, creator=ANN)
     await service.join(view["game_id"], BO)
-    await service.touch(view["game_id"], 2)
+    view = await service.view(view["game_id"], 1)
+    assert [s["online"] for s in view["seats"]] == [True, True]  # both acted just now
+    clock.advance(121)
+    await service.touch(view["game_id"], 2)  # e.g. the Mini App's websocket heartbeat
     view = await service.view(view["game_id"], 1)
     assert [s["online"] for s in view["seats"]] == [False, True]

@@ -232,3 +232,14 @@ async def test_concurrent_commits_one_winner(store: GameStore) -> None:
     assert all(r.version == 2 for r in results)
     assert len(await store.read_log("g1")) == 1
     assert await store.ping()
+
+
+async def test_commit_records_presence(store: GameStore) -> None:
+    await make(store)
+    result = await store.commit("g1", 1, "s", "m", [], None, ttl_s=TTL, presence=("7", 1234))
+    assert result.ok
+    record = await store.load("g1")
+    assert record is not None and record.presence == {"7": 1234}
+    await store.commit("g1", 2, "s", "m", [], None, ttl_s=TTL)
+    record = await store.load("g1")
+    assert record is not None and record.presence == {"7": 1234}
