@@ -443,9 +443,19 @@ class GameService:
     async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
         """Lobby: free the seat. Game: the computer plays the seat from now on; when no
         human is left in the game it is cancelled (nobody to play for)."""
+        return await self._remove(game_id, user_id, by=user_id, force=True)
 
+    async def kick(
+        self, game_id: str, by_user: int, user_id: int, *, force: bool = False
+    ) -> dict[str, Any]:
+        """The creator (or, with ``force``, a group admin) removes a player: as ``leave``."""
+        return await self._remove(game_id, user_id, by=by_user, force=force)
+
+    async def _remove(self, game_id: str, user_id: int, *, by: int, force: bool) -> dict[str, Any]:
         def decide(loaded: Loaded) -> Plan | None:
             meta = loaded.meta
+            if by != user_id:
+                lobby.require_creator(meta, by, force)
             if meta.cancelled:
                 return None
             if not meta.started:
@@ -454,7 +464,7 @@ class GameService:
                 return Plan(meta, None, [], None, state_changed=False)
             seat = meta.seat_of(user_id)
             if seat is None:
-                raise ServiceError("not_seated", "you are not playing in this game")
+                raise ServiceError("not_seated", "not playing in this game")
             if meta.seats[seat].left or (
                 loaded.state is not None and engine.phase(loaded.state) == "finished"
             ):
@@ -471,7 +481,7 @@ class GameService:
         new = await self._mutate(game_id, decide)
         if not new.meta.started:
             await self.store.remove_user_game(user_id, game_id)
-        return self._view(new, user_id)
+        return self._view(new, by)
 
     def _bump(self, loaded: Loaded, meta: Meta) -> None:
         """Record a service-only commit after the start (keeps version ↔ seq mapping)."""

@@ -155,3 +155,17 @@ async def test_online_flag_from_touch(service: GameService, clock: Clock) -> Non
     await service.touch(view["game_id"], 2)  # e.g. the Mini App's websocket heartbeat
     view = await service.view(view["game_id"], 1)
     assert [s["online"] for s in view["seats"]] == [False, True]
+
+
+async def test_kick_by_creator_only(service: GameService) -> None:
+    view = await service.create_lobby(chat=None, creator=ANN)
+    game_id = view["game_id"]
+    await service.join(game_id, BO)
+    await service.join(game_id, CY)
+    with pytest.raises(ServiceError) as not_creator:
+        await service.kick(game_id, 2, 3)
+    assert not_creator.value.code == "not_creator"
+    view = await service.kick(game_id, 1, 3)
+    assert [s["name"] for s in view["seats"]] == ["Ann", "Bo"]
+    view = await service.kick(game_id, 99, 2, force=True)  # a group admin
+    assert [s["name"] for s in view["seats"]] == ["Ann"]
