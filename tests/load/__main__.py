@@ -39,6 +39,9 @@ def parser() -> argparse.ArgumentParser:
                    help="use this Redis (keys under a unique prefix, deleted afterwards) "
                         "instead of a private redis-server")
     p.add_argument("--no-ws", action="store_true", help="no WebSocket per game")
+    p.add_argument("--redis-max-connections", type=int, default=0,
+                   help="workaround: add ?max_connections=N to the workers' REDIS_URL "
+                        "(redis-py's default pool raises beyond 100 connections)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     return p
@@ -50,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers, games=args.games, timed_games=args.timed_games,
         rates=args.rate, duration=args.duration, redis_url=args.redis_url,
         websockets=not args.no_ws, seed=args.seed,
+        redis_max_connections=args.redis_max_connections,
     )
     report = asyncio.run(run_load(cfg))
     text = json.dumps(report, indent=2)

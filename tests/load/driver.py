@@ -184,6 +184,7 @@ class Driver:
                 stats.get_ms.append(reply.ms)
                 if reply.status != 200:
                     stats.errors[f"GET {reply.status}"] += 1
+                    stats.error_times.append(time.monotonic())
                     return
                 if reply.body.get("status") == "finished":
                     self._finish(game)
@@ -206,6 +207,7 @@ class Driver:
             if reply.status == 200:
                 body = reply.body
                 stats.moves_ok += 1
+                stats.ok_times.append(time.monotonic())
                 game.version = body["version"]
                 game.sent_at[game.version] = sent
                 self.acks.append(Ack(game.game_id, game.version, seat, move))
@@ -218,9 +220,11 @@ class Driver:
                 code = reply.body.get("error", {}).get("code") if isinstance(
                     reply.body, dict) else None
                 stats.errors[f"POST {reply.status} {code}"] += 1
+                stats.error_times.append(time.monotonic())
                 game.current_seat = None
         except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
             stats.errors[type(exc).__name__] += 1
+            stats.error_times.append(time.monotonic())
             game.current_seat = None
             await asyncio.sleep(0.2)
         finally:

@@ -36,6 +36,9 @@ class TimerWatch:
     fired: int = 0
     polls: int = 0
     poll_errors: int = 0
+    # (start_ms, end_ms) when Redis itself was away: a deadline inside one may fire up to
+    # ``grace_ms`` after the window ends (nothing can fire while the store is gone)
+    excused: list[tuple[float, float]] = field(default_factory=list)
 
     async def run(self, stop: asyncio.Event) -> None:
         client = aioredis.Redis.from_url(self.redis_url, decode_responses=True,
@@ -71,7 +74,7 @@ class TimerWatch:
                 self.fired += 1  # it moved on after its deadline: a timer fired
                 self.late_ms.append(now - before[1])  # type: ignore[index]
             self.last[game_id] = (version, deadline)
-            if deadline is not None and now > deadline + self.grace_ms:
+            if deadline is not None and now > self._allowed(deadline) + self.grace_ms:
                 pending_check.append((game_id, version, deadline))
         if not pending_check:
             return
@@ -82,6 +85,12 @@ class TimerWatch:
         for (game_id, version, deadline), score in zip(pending_check, scores, strict=True):
             if score is not None:  # still pending past deadline + grace: stuck
                 self.stuck[(game_id, version)] = now - deadline
+
+    def _allowed(self, deadline: int) -> float:
+        for start, end in self.excused:
+            if start - self.grace_ms <= deadline <= end:
+                return end
+        return deadline
 
     def summary(self) -> dict[str, Any]:
         return {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -37,6 +38,9 @@ class LoadConfig:
     websockets: bool = True
     seed: int = 1
     settle: float = 0.0  # seconds to keep the timer watch running after the last step
+    # workaround for the store's redis-py pool (100 connections, then MaxConnectionsError
+    # instead of waiting): pass ?max_connections=N in the workers' REDIS_URL; 0 = as is
+    redis_max_connections: int = 0
 
 
 @dataclass
@@ -48,6 +52,7 @@ class Env:
     driver: Driver
     redis_url: str  # what the checker uses (the real Redis, not a proxy)
     prefix: str
+    watch: TimerWatch
     notes: dict[str, Any] = field(default_factory=dict)
 
 
@@ -79,8 +84,13 @@ async def run_load(
             own_redis.start()
         redis_url = own_redis.url if own_redis else str(cfg.redis_url)
         served_url = server_redis_url(redis_url) if server_redis_url else redis_url
+        if cfg.redis_max_connections:
+            sep = "&" if "?" in served_url else "?"
+            served_url += f"{sep}max_connections={cfg.redis_max_connections}"
+        report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
         with ServerGroup(served_url, workers=cfg.workers, prefix=prefix) as server:
             report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
+            report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
             report["server_error_log_lines"] = len(server.log_errors())
             report["server_error_examples"] = server.log_errors()[:5]
     finally:
@@ -113,7 +123,7 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                            lambda: [g.game_id for g in driver.games if g.timed])
         background = [asyncio.create_task(sampler.run(stop)),
                       asyncio.create_task(watch.run(stop))]
-        env = Env(own_redis, server, driver, redis_url, prefix)
+        env = Env(own_redis, server, driver, redis_url, prefix, watch)
         steps = []
         try:
             for i, rate in enumerate(cfg.rates):
@@ -126,8 +136,11 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                     with contextlib.suppress(asyncio.CancelledError):
                         await chaos
                 step = stats.summary(rate)
-                step["worker_cpu_cores"] = round(
-                    (server.cpu_seconds() - cpu0) / max(1e-9, time.monotonic() - t0), 2)
+                cpu = server.cpu_seconds() - cpu0
+                step["worker_cpu_cores"] = round(cpu / max(1e-9, time.monotonic() - t0), 2)
+                # CPU the workers spent per move (its GET view + POST + timers, WS pushes):
+                # the capacity figure least disturbed by other load on a shared machine
+                step["worker_cpu_ms_per_move"] = round(cpu * 1000 / max(1, stats.moves_ok), 2)
                 steps.append(step)
             if cfg.settle:
                 await asyncio.sleep(cfg.settle)

@@ -43,6 +43,8 @@ class Stats:
     idle: int = 0  # nobody we drive may act (e.g. waiting on the round pause)
     games_finished: int = 0
     ws_reconnects: int = 0
+    ok_times: list[float] = field(default_factory=list)  # time.monotonic() of each 200
+    error_times: list[float] = field(default_factory=list)
     started: float = 0.0
     ended: float = 0.0
 
