@@ -630,6 +630,13 @@ class GameService:
         """The player's view, or the spectator view for anyone not seated."""
         return self._view(await self._load(game_id), user_id)
 
+    async def version(self, game_id: str) -> int:
+        """The current version only (one small read; websocket resyncs)."""
+        version = await self.store.version(game_id)
+        if version is None:
+            raise ServiceError("not_found", "no such game")
+        return version
+
     async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
         """Public log entries after ``since_version`` (API.md ``GET .../log?since=V``)."""
         loaded = await self._load(game_id)

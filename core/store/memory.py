@@ -91,6 +91,10 @@ class MemoryStore:
             game_id, game.version, game.state, game.meta, game.deadline_ms, dict(game.presence)
         )
 
+    async def version(self, game_id: str) -> int | None:
+        game = self._game(game_id)
+        return game.version if game is not None else None
+
     async def commit(
         self,
         game_id: str,

@@ -119,6 +119,10 @@ class RedisStore:
             presence=presence,
         )
 
+    async def version(self, game_id: str) -> int | None:
+        raw = await self.redis.hget(self.keys.game(game_id), "v")
+        return int(raw) if raw is not None else None
+
     async def commit(
         self,
         game_id: str,

@@ -20,7 +20,9 @@ async def make(store: GameStore, game_id: str = "g1", version: int = 1) -> None:
 
 
 async def test_create_load_roundtrip(store: GameStore) -> None:
+    assert isinstance(store, GameStore)
     assert await store.load("nope") is None
+    assert await store.version("nope") is None
     await make(store)
     assert not await store.create("g1", "x", "y", ttl_s=TTL)
     record = await store.load("g1")
@@ -39,6 +41,7 @@ async def test_commit_compares_versions(store: GameStore) -> None:
     assert ok.ok and ok.version == 2
     stale = await store.commit("g1", 1, "s3", "m3", ['{"n":2}'], None, ttl_s=TTL)
     assert not stale.ok and stale.version == 2
+    assert await store.version("g1") == 2
     record = await store.load("g1")
     assert record is not None and (record.version, record.state, record.meta) == (2, "s2", "m2")
     assert await store.read_log("g1") == ['{"n":1}']
