@@ -52,6 +52,7 @@ async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: 
             return
         await deps.runtime.set_game_data(game_id, "lobby_mode",
                                          "settings" if action == "se" else "main")
+        await deps.runtime.set_game_data(game_id, "lobby_mode_at", str(time.time()))
         await query.answer()
     elif action == "st":
         await _creator_action(query, update, context, deps, game_id, t, "start")

@@ -126,6 +126,8 @@ class Notifier:
                 await self.deps.runtime.set_game_data(game_id, "autostart", str(at))
             return
         self._lobbies.discard(game_id)
+        if status == "cancelled":
+            return  # the board loop closes the lobby message or marks the board
         seats = await port.seats(game_id)
         humans = [s for s in seats if s.user_id is not None and not s.computer]
         version = int(sv.get("version", 0))
@@ -318,11 +320,11 @@ class Notifier:
 
     async def _render(self, game_id: str, chat_id: int) -> dict[str, Any] | None:
         sv = await self.deps.port.view(game_id, None)
-        if sv is None:
+        data = await self.deps.runtime.get_game_data(game_id)
+        if sv is None or (sv.get("status") == "cancelled" and "board_msg" not in data):
             await self._close_lobby(game_id, started=False)
             return None
         t = await self.deps.tr_chat(chat_id, sv)
-        data = await self.deps.runtime.get_game_data(game_id)
         if sv.get("status") == "lobby":
             turn_time = (sv.get("settings") or {}).get("turn_time")
             at = int(data.get("autostart", "0") or 0)
@@ -334,7 +336,8 @@ class Notifier:
                 markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
             if "lobby_msg" in data and self._sent.get(game_id) == (text, markup.to_json()):
                 return None
-            return {"kind": "lobby", "text": text, "markup": markup, "data": data, "t": t}
+            return {"kind": "lobby", "text": text, "markup": markup, "data": data, "t": t,
+                    "version": sv.get("version")}
         caption = texts.board_caption(t, sv)
         markup = kb.board_keyboard(t, game_id, self.deps.bot_username,
                                    self.deps.settings.miniapp_short_name)
@@ -344,12 +347,18 @@ class Notifier:
                 and self._picture_hash.get(game_id) == digest:
             return None  # nothing visible changed: spend no group call
         return {"kind": "board", "caption": caption, "markup": markup, "picture": picture,
-                "digest": digest, "data": data, "t": t}
+                "digest": digest, "data": data, "t": t, "version": sv.get("version")}
 
     async def _send(self, game_id: str, chat_id: int, topic_id: int | None,
                     out: dict[str, Any]) -> None:
         data: dict[str, str] = out["data"]
         markup = out["markup"]
+        body = out.get("text") or (out.get("caption", "") + out.get("digest", ""))
+        stamp = f"{out.get('version')}|{data.get('lobby_mode_at', '')}|{body}"
+        mark = hashlib.sha1((stamp + markup.to_json()).encode()).hexdigest()[:16]
+        if not await self.deps.runtime.claim(f"draw:{game_id}:{mark}", 600):
+            self._sent[game_id] = (out.get("text") or out.get("caption", ""), markup.to_json())
+            return  # another worker already showed exactly this
         try:
             if out["kind"] == "lobby":
                 text = out["text"]

@@ -112,6 +112,8 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
         lines.append("🏁 " + t.gettext("The round is over."))
     elif status == "finished":
         lines.append("🏆 " + t.gettext("The game is over."))
+    elif status == "cancelled":
+        lines.append("✖ " + t.gettext("The game was cancelled."))
     rows = []
     for s in view.get("seats", []):
         mark = "▶" if s.get("seat") == current and status in ("playing", "stealing") else "·"

@@ -14,7 +14,7 @@ from fake_bot_api import Call, FakeChat, FakeUser, buttons
 from core.service.models import ChatKey
 from telegram_bot.i18n import LANGUAGES, Translator
 
-CALLBACK_RE = re.compile(r"^[A-Za-z]{1,4}:[A-Za-z0-9_-]{1,16}:\d{1,9}(:[a-z0-9_]{1,8}){0,3}$")
+CALLBACK_RE = re.compile(r"^[A-Za-z]{1,4}:[A-Za-z0-9_-]{1,16}:\d{1,9}(:[A-Za-z0-9_]{1,8}){0,3}$")
 ROLE_IDS = ("GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF", "GOLD_DIGGER_BLUE", "GOLD_DIGGER_GREEN",
             "BOSS", "PROFITEER", "GEOLOGIST")
 
@@ -124,6 +124,9 @@ async def play_game(env: BotEnv, game_id: str, users: dict[int, FakeUser],
         if status == "finished":
             return turns
         current = sv.get("current_seat")
+        if status == "round_over":
+            await press_ready(env, game_id, users, int(sv["version"]))
+            continue
         if status not in ("playing", "stealing") or current is None:
             await asyncio.sleep(0.05)
             continue
@@ -140,6 +143,35 @@ async def play_game(env: BotEnv, game_id: str, users: dict[int, FakeUser],
         await wait_async(moved)
         turns += 1
     raise AssertionError("game did not finish")
+
+
+async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser],
+                      version: int) -> None:
+    """Round over: each human presses "Ready for the next round" in their private chat; a
+    button drawn for an older version is answered "the board changed" and redrawn, so the
+    player presses the fresh one."""
+    api = env.api
+    for seat in await env.service.seats(game_id):
+        if seat.user_id is None or seat.computer or seat.auto:
+            continue
+        view = await env.service.view(game_id, seat.user_id)
+        if view["status"] != "round_over" or not view.get("legal_moves"):
+            continue
+        user = users[seat.user_id]
+        for _ in range(3):
+            msg = await api.wait_for(lambda u=user: next(
+                (m for m in reversed(api.bot_messages(u.id))
+                 if any(callback_parts(b)[0] == "m" for b in buttons(m))), None), timeout=15)
+            qid = user.press(msg, lambda b: callback_parts(b)[0] == "m")
+            await api.wait_for(lambda q=qid: api.callback_queries[q]["answered"])
+            if "changed" not in str(api.callback_queries[qid]["answer"].get("text")):
+                break
+
+    async def advanced() -> bool:
+        view = await env.service.view(game_id, None)
+        return int(view["version"]) > version
+
+    await wait_async(advanced)
 
 
 def assert_no_leaks(env: BotEnv, reveal_at: float | None, secrets: set[str]) -> None:

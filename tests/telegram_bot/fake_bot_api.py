@@ -580,8 +580,8 @@ class FakeUser:
             d["username"] = self.username
         return d
 
-    def message_update(self, chat_id: int, text: str, *,
-                       thread_id: int | None = None) -> dict[str, Any]:
+    def message_update(self, chat_id: int, text: str, *, thread_id: int | None = None,
+                       reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
         chat = self.api.chats[chat_id]
         msg: dict[str, Any] = {"message_id": next(self._msg_ids), "date": int(time.time()),
                                "chat": chat.to_dict(), "from": self.to_dict(), "text": text}
@@ -591,13 +591,17 @@ class FakeUser:
         if thread_id is not None:
             msg["message_thread_id"] = thread_id
             msg["is_topic_message"] = True
+        if reply_to is not None:
+            msg["reply_to_message"] = reply_to
         return {"message": msg}
 
-    def say(self, chat_id: int, text: str, *, thread_id: int | None = None) -> int:
+    def say(self, chat_id: int, text: str, *, thread_id: int | None = None,
+            reply_to: dict[str, Any] | None = None) -> int:
         """Send a message (a command when it starts with '/') in a chat; returns update_id."""
         if chat_id == self.id and text.startswith("/start"):
             self.started = True
-        return self.api.push_update(self.message_update(chat_id, text, thread_id=thread_id))
+        return self.api.push_update(self.message_update(chat_id, text, thread_id=thread_id,
+                                                        reply_to=reply_to))
 
     def press_start(self, payload: str | None = None) -> int:
         """Open the private chat with the bot (the Start button), with a deep-link payload."""

@@ -1,0 +1,117 @@
+"""Commands and lobby life: /help, /rules, /lang, /kick, /cancel, auto-start, a two-round
+game with the round-end reveal and "Ready" buttons, and /stats afterwards."""
+
+from __future__ import annotations
+
+import random
+
+from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
+from conftest import BotEnv, running_bot
+from fake_bot_api import FakeBotAPI, buttons
+
+from telegram_bot.app import BotOptions
+
+
+async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
+    env, api = fast_env, fast_env.api
+    group = api.group(-3001, "Commands", admins=[1])
+    alice, bob, chen = (api.user(i + 1, n) for i, n in enumerate(["Alice", "Bob", "Chen"]))
+    for u in (alice, bob, chen):
+        u.press_start()
+    bob.say(group.id, "/help")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "/new" in m.get(
+        "text", "")))
+    bob.say(group.id, "/rules")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get(
+        "text", "")))
+
+    # /lang in private: the user's own language from now on
+    bob.say(bob.id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "繁體中文" in str(
+        m.get("reply_markup"))))
+    bob.press(menu, "繁體中文")
+    await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "語言" in m.get(
+        "text", "")))
+    # /lang in the group: admins only
+    bob.say(group.id, "/lang")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "admin" in m.get(
+        "text", "")))
+    alice.say(group.id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "简体中文" in str(
+        m.get("reply_markup"))))
+    qid = alice.press(menu, "简体中文")
+    await api.wait_for(lambda: api.callback_queries[qid]["answered"])
+
+    game_id = await open_lobby(env, group, alice)
+    lobby = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
+        m.get("reply_markup")) and "矮人掘金" in m.get("text", "")))
+    assert "加入" in buttons(lobby)[0]["text"]  # the group's language
+    for u in (bob, chen):
+        await join(env, game_id, group, u)
+    joined = api.last_bot_message(bob.id, lambda m: "✅" in m.get("text", ""))
+    assert joined is not None and "你已加入遊戲" in joined["text"]  # Bob's own language
+
+    # /kick: reply to the player's message; creator or admin only
+    chen_msg = chen.message_update(group.id, "hello")["message"]
+    bob.say(group.id, "/kick", reply_to=chen_msg)
+    alice.say(group.id, "/kick", reply_to=chen_msg)
+
+    async def chen_gone() -> bool:
+        return chen.id not in {s.user_id for s in await env.service.seats(game_id)}
+
+    await wait_async(chen_gone)
+    assert bob.id in {s.user_id for s in await env.service.seats(game_id)}
+
+    # cancel from the lobby button: the lobby message says it is closed
+    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    bob.press(lobby, "取消")  # not the creator nor an admin: refused
+    alice.press(lobby, "取消")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "已关闭" in m.get(
+        "text", "")))
+    assert (await env.service.view(game_id, None))["status"] == "cancelled"
+    assert await env.service.game_for_chat(__import__("core.service.models", fromlist=[
+        "ChatKey"]).ChatKey(group.id, None)) is None
+    await api.wait_for(lambda: not api.unanswered_queries())
+    assert_no_leaks(env, None, set())
+
+
+async def test_autostart_two_rounds_and_stats() -> None:
+    api = FakeBotAPI(group_window=6.0)
+    await api.start()
+    try:
+        async with running_bot(api, options=BotOptions(
+                poll_timeout=1, autostart_s=2, group_burst=5, group_period_s=2.0)) as env:
+            group = api.group(-3002, "Quick")
+            users = [api.user(i + 1, n) for i, n in enumerate(["Ann", "Ben"])]
+            for u in users:
+                u.press_start()
+            game_id = await open_lobby(env, group, users[0])
+            await join(env, game_id, group, users[1])
+            await env.service.configure(game_id, users[0].id, rounds=2)
+            await env.service.add_computer(game_id, users[0].id)
+
+            async def started() -> bool:
+                return (await env.service.view(game_id, None))["status"] != "lobby"
+
+            await wait_async(started, timeout=10)  # nobody pressed Start
+            await play_game(env, game_id, {u.id: u for u in users}, random.Random(3))
+            def reveals() -> list:
+                return [m for m in api.bot_messages(group.id) if "🏁" in m.get("text", "")]
+
+            await api.wait_for(lambda: len(reveals()) >= 2, timeout=20)
+            assert len(reveals()) == 2
+            await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
+                "text", "")), timeout=20)
+
+            async def archived() -> bool:
+                return bool((await env.service.stats_for_chat(group.id))["games"])
+
+            await wait_async(archived, timeout=10)
+            users[0].say(group.id, "/stats")
+            stats = await api.wait_for(lambda: api.last_bot_message(
+                group.id, lambda m: "Games in this group: 1" in m.get("text", "")), timeout=15)
+            assert "Ann" in stats["text"] and "You:" in stats["text"]
+            assert not api.rate_limited
+            await api.wait_for(lambda: not api.unanswered_queries())
+    finally:
+        await api.stop()
