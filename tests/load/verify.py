@@ -19,6 +19,15 @@ from core.service.meta import Meta
 from core.store import RedisStore
 
 
+def _decode_state(stored: str) -> Any:
+    """The service's own decoder when it has one (it may compress large states)."""
+    try:
+        from core.service.records import decode_state
+    except ImportError:
+        return engine.state_from_json(json.loads(stored))
+    return decode_state(stored)
+
+
 @dataclass(frozen=True, slots=True)
 class Ack:
     """A move the server answered 200 for: ``version`` is the version of that answer."""
@@ -67,7 +76,7 @@ def check_game(raw_record: Any, raw_log: list[str]) -> tuple[str | None, dict[in
         return "log out of order", by_version
     if not raw_record.state:
         return (None if not meta.started else "started game without state"), by_version
-    state = engine.state_from_json(json.loads(raw_record.state))
+    state = _decode_state(raw_record.state)
     if versions and versions[-1] > raw_record.version:
         return f"log ahead of the record ({versions[-1]} > {raw_record.version})", by_version
     if state.seq != len(log):
@@ -97,7 +106,11 @@ async def verify(
                 continue
             raw_log = await store.read_log(game_id) or await store.archived_log(game_id)
             verdict.log_entries += len(raw_log)
-            problem, by_version = check_game(record, raw_log)
+            try:
+                problem, by_version = check_game(record, raw_log)
+            except Exception as exc:  # unreadable record: corrupted, say how
+                problem, by_version = (
+                    f"unreadable: {exc!r}; state starts {record.state[:60]!r}", {})
             logs[game_id] = by_version
             if problem:
                 verdict.corrupted[game_id] = problem
