@@ -29,7 +29,7 @@ import redis.asyncio as aioredis
 
 from core import engine
 from core.service import GameService, ServiceConfig, UserRef
-from core.service.service import Loaded
+from core.service.records import Loaded
 from core.store import Deadline, RedisStore
 from core.store.roundtrips import count_round_trips
 

@@ -15,7 +15,7 @@ import pytest
 
 from core import engine
 from core.service import GameService, ServiceConfig, UserRef
-from core.service.service import Loaded, Plan
+from core.service.records import Loaded, Plan
 from core.store import RedisStore
 
 WORKER = Path(__file__).with_name("proc_worker.py")

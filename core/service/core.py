@@ -1,0 +1,317 @@
+"""The service's core: load → decide → commit at the expected version, timing rules.
+
+Every change is load → decide → ``store.commit(expected_version)``: the store's atomic
+compare-and-set is what keeps several workers correct (principle 3); the per-game asyncio
+lock only cuts conflicts inside one process. The commit that changes who acts arms that
+turn's deadline in the same atomic step (principle 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from core import engine
+from core.service import movelog
+from core.service.agents import Chooser
+from core.service.archive import game_record, round_record
+from core.service.meta import Meta
+from core.service.models import (
+    ServiceConfig,
+    ServiceError,
+)
+from core.service.records import (
+    MAX_ATTEMPTS,
+    STATE_CACHE_SIZE,
+    Loaded,
+    Plan,
+    WarningHandler,
+    decode_state,
+    encode_state,
+)
+from core.service.views import game_view, lobby_view
+from core.store import KEEP, Deadline, GameStore, Keep
+
+log = logging.getLogger(__name__)
+
+
+class ServiceCore:
+    """State and plumbing shared by the service's parts (load, decide, commit)."""
+
+    def __init__(
+        self,
+        store: GameStore,
+        config: ServiceConfig | None = None,
+        *,
+        clock: Callable[[], int] | None = None,
+        ai: Chooser | None = None,
+    ) -> None:
+        self.store = store
+        self.config = config or ServiceConfig()
+        self._clock = clock or (lambda: int(time.time() * 1000))
+        self._ai = ai
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
+        self._warning_handlers: list[WarningHandler] = []
+        self.fired = 0  # timers this process fired (tests, metrics)
+
+    # ================================================================= plumbing
+    def now_ms(self) -> int:
+        return self._clock()
+
+    @contextlib.asynccontextmanager
+    async def _lock(self, game_id: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        try:
+            async with lock:
+                yield
+        finally:
+            if not lock.locked() and self._locks.get(game_id) is lock:
+                del self._locks[game_id]
+
+    async def _load(self, game_id: str) -> Loaded:
+        if not isinstance(game_id, str) or not 1 <= len(game_id) <= 64:
+            raise ServiceError("not_found", "no such game")
+        try:
+            record = await self.store.load(game_id)
+        except ValueError as exc:  # a malformed id
+            raise ServiceError("not_found", "no such game") from exc
+        if record is None:
+            raise ServiceError("not_found", "no such game")
+        meta = Meta.from_json(record.meta)
+        state = self._decode(game_id, record.state) if record.state else None
+        return Loaded(
+            game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
+        )
+
+    def _decode(self, game_id: str, stored: str) -> Any:
+        """Decode a stored state, reusing the last one this process saw for the game.
+
+        States are immutable, so the object decoded from (or committed as) the same stored
+        string can be shared; this skips most decoding when one worker drives a game.
+        """
+        cached = self._states.get(game_id)
+        if cached is not None and cached[0] == stored:
+            self._states.move_to_end(game_id)
+            return cached[1]
+        state = decode_state(stored)
+        self._remember(game_id, stored, state)
+        return state
+
+    def _remember(self, game_id: str, stored: str, state: Any) -> None:
+        self._states[game_id] = (stored, state)
+        self._states.move_to_end(game_id)
+        while len(self._states) > STATE_CACHE_SIZE:
+            self._states.popitem(last=False)
+
+    def _ttl(self, meta: Meta, state: Any | None) -> int:
+        if meta.cancelled or (state is not None and engine.phase(state) == "finished"):
+            return self.config.finished_ttl_s
+        return self.config.game_ttl_s if meta.started else self.config.lobby_ttl_s
+
+    async def _commit(self, loaded: Loaded, change: Plan) -> Loaded | None:
+        """Commit at ``loaded.version``; the new Loaded, or None on a version conflict."""
+        state_json = (
+            encode_state(change.state)
+            if change.state_changed and change.state is not None
+            else loaded.state_json
+        )
+        result = await self.store.commit(
+            loaded.game_id,
+            loaded.version,
+            state_json,
+            change.meta.to_json(),
+            [movelog.encode(e) for e in change.log],
+            change.deadline,
+            ttl_s=self._ttl(change.meta, change.state),
+            presence=None if change.present is None else (str(change.present), self.now_ms()),
+        )
+        if not result.ok:
+            if result.version is None:
+                raise ServiceError("not_found", "no such game")
+            return None
+        if change.deadline is KEEP:
+            deadline_ms = loaded.deadline_ms
+        else:
+            deadline_ms = change.deadline.at_ms if isinstance(change.deadline, Deadline) else None
+        if change.state is not None:
+            self._remember(loaded.game_id, state_json, change.state)
+        presence = loaded.presence
+        if change.present is not None:
+            presence = {**presence, str(change.present): self.now_ms()}
+        new = Loaded(
+            loaded.game_id,
+            loaded.version + 1,
+            change.meta,
+            change.state,
+            state_json,
+            deadline_ms,
+            presence,
+        )
+        await self._after_commit(loaded, new)
+        return new
+
+    async def _mutate(
+        self,
+        game_id: str,
+        decide: Callable[[Loaded], Plan | None],
+        present: int | None = None,
+    ) -> Loaded:
+        """Load, decide, commit; retried on version conflicts (service-side changes).
+
+        ``present``: the acting user, marked online in the same commit.
+        """
+        async with self._lock(game_id):
+            for _ in range(MAX_ATTEMPTS):
+                loaded = await self._load(game_id)
+                change = decide(loaded)
+                if change is None:
+                    return loaded
+                if present is not None and change.present is None:
+                    change.present = present
+                new = await self._commit(loaded, change)
+                if new is not None:
+                    return new
+                await asyncio.sleep(0.005)
+        raise ServiceError("busy", "too many concurrent changes; try again")
+
+    def _view(self, loaded: Loaded, user_id: int | None) -> dict[str, Any]:
+        window = self.config.online_window_s * 1000
+        if loaded.state is None:
+            return lobby_view(
+                loaded.meta,
+                version=loaded.version,
+                viewer=user_id,
+                presence=loaded.presence,
+                now_ms=self.now_ms(),
+                window_ms=window,
+            )
+        return game_view(
+            loaded.meta,
+            loaded.state,
+            version=loaded.version,
+            viewer=user_id,
+            presence=loaded.presence,
+            deadline_ms=loaded.deadline_ms,
+            now_ms=self.now_ms(),
+            window_ms=window,
+        )
+
+    # ============================================================ timing rules
+    def _deadline(self, meta: Meta, state: Any, now: int) -> Deadline | None:
+        """The deadline of whoever acts now (RULES §7), or None when nobody is timed."""
+        phase = engine.phase(state)
+        if phase == "finished":
+            return Deadline(now + 1000)  # repair timer: archives if the finishing worker died
+        if phase == "round_over":
+            pause_until = meta.pause_until or now + meta.round_pause_s * 1000
+            pending = [s for s in engine.waiting_on(state) if meta.seats[s].by_computer]
+            if pending:
+                return Deadline(min(pause_until, now + int(self.config.bot_ready_delay_s * 1000)))
+            return Deadline(pause_until)
+        seat = engine.actor(state)
+        if seat is None:
+            return None
+        if meta.seats[seat].by_computer:
+            return Deadline(now + int(meta.think_delay_s * 1000))
+        if meta.turn_time is None:
+            return None
+        at = now + meta.turn_time * 1000
+        warn = None
+        if meta.turn_time >= 10:
+            warn = at - min(self.config.warn_before_s, meta.turn_time // 2) * 1000
+        return Deadline(at, warn)
+
+    def _step(
+        self, loaded: Loaded, meta: Meta, seat: int | None, move: dict[str, Any] | None
+    ) -> Plan:
+        """Apply one engine move (or the timeout when ``move`` is None); raises IllegalMove."""
+        state = loaded.state
+        assert state is not None
+        now = self.now_ms()
+        old_phase = engine.phase(state)
+        if move is None:
+            new_state, _ = engine.apply_timeout(state)
+            entry: dict[str, Any] = {"timeout": True}
+        else:
+            assert seat is not None
+            new_state, _ = engine.apply_move(state, seat, move)
+            entry = {"seat": seat, "move": move}
+        entry["v"] = loaded.version + 1
+        new_phase = engine.phase(new_state)
+        if new_phase in ("round_over", "finished") and old_phase != new_phase:
+            self._record_round(meta, state, new_state)
+        if new_phase == "round_over":
+            if old_phase != "round_over":
+                meta.pause_until = now + meta.round_pause_s * 1000
+        else:
+            meta.pause_until = None
+        if new_phase == "finished":
+            meta.finished_ms = now
+        return Plan(meta, new_state, [entry], self._deadline(meta, new_state, now))
+
+    def _record_round(self, meta: Meta, old_state: Any, new_state: Any) -> None:
+        round_no = new_state.round
+        if any(r.get("round") == round_no for r in meta.rounds_log):
+            return
+        before = [0] * len(meta.seats)
+        for r in meta.rounds_log:
+            before = [b + g for b, g in zip(before, r.get("gold", []), strict=False)]
+        result = engine.view_for(new_state, None).get("round_result")
+        meta.rounds_log.append(
+            round_record(round_no, result, before, list(engine.scores(new_state)))
+        )
+
+    def _keep_or_recompute(self, loaded: Loaded, meta: Meta, seat: int) -> Deadline | Keep | None:
+        """Service-only commits keep the deadline unless they change who acts for ``seat``."""
+        state = loaded.state
+        if state is None:
+            return None
+        phase = engine.phase(state)
+        if phase == "round_over" or engine.actor(state) == seat:
+            return self._deadline(meta, state, self.now_ms())
+        return KEEP
+
+    async def _after_commit(self, old: Loaded, new: Loaded) -> None:
+        finished = new.state is not None and engine.phase(new.state) == "finished"
+        was_over = old.meta.cancelled or (
+            old.state is not None and engine.phase(old.state) == "finished"
+        )
+        if (finished or new.meta.cancelled) and not was_over:
+            try:
+                await self._close_out(new)
+            except Exception:  # the finished game's repair timer retries
+                log.exception("closing out game %s failed", new.game_id)
+
+    async def _close_out(self, loaded: Loaded) -> None:
+        """Idempotent: archive a finished game, free its chat, drop it from user indexes."""
+        meta = loaded.meta
+        if (
+            loaded.state is not None
+            and engine.phase(loaded.state) == "finished"
+            and not meta.cancelled
+            and await self.store.archived(loaded.game_id) is None
+        ):
+            final = list(engine.scores(loaded.state))
+            await self.store.archive(
+                loaded.game_id,
+                game_record(meta, final),
+                user_ids=meta.humans(),
+                chat_id=meta.chat_key.chat_id if meta.chat_key else None,
+                finished_ms=meta.finished_ms or self.now_ms(),
+            )
+        chat = meta.chat_key
+        if chat is not None:
+            await self.store.unbind_chat(chat.chat_id, chat.topic_id, loaded.game_id)
+        for user_id in meta.humans():
+            await self.store.remove_user_game(user_id, loaded.game_id)
+
+    def _bump(self, loaded: Loaded, meta: Meta) -> None:
+        """Record a service-only commit after the start (keeps version ↔ seq mapping)."""
+        if loaded.state is not None:
+            meta.bumps.append(loaded.state.seq)

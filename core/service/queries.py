@@ -1,0 +1,125 @@
+"""Reads and once-only side effects of the service (views, logs, indexes, stats, dedupe)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from core import engine
+from core.service import movelog
+from core.service.archive import chat_stats, user_stats
+from core.service.core import ServiceCore
+from core.service.models import (
+    ChatKey,
+    SeatInfo,
+    ServiceError,
+)
+from core.service.views import rewrite_entry
+from core.store import Change
+
+log = logging.getLogger(__name__)
+
+
+class Queries(ServiceCore):
+    # ================================================================= reads
+    async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+        """The player's view, or the spectator view for anyone not seated."""
+        return self._view(await self._load(game_id), user_id)
+
+    async def version(self, game_id: str) -> int:
+        """The current version only (one small read; websocket resyncs)."""
+        version = await self.store.version(game_id)
+        if version is None:
+            raise ServiceError("not_found", "no such game")
+        return version
+
+    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+        """Public log entries after ``since_version`` (API.md ``GET .../log?since=V``)."""
+        loaded = await self._load(game_id)
+        if loaded.state is None:
+            return []
+        entries = (rewrite_entry(loaded.meta, e) for e in engine.public_log(loaded.state))
+        return [e for e in entries if e.get("version", 0) > since_version]
+
+    async def move_log(self, game_id: str) -> list[dict[str, Any]]:
+        """The committed moves (server-side: replays, checks), live or archived."""
+        raw = await self.store.read_log(game_id) or await self.store.archived_log(game_id)
+        return [movelog.decode(e) for e in raw]
+
+    async def seats(self, game_id: str) -> list[SeatInfo]:
+        """Seat owners for adapters (e.g. whom to message); never put these in a view."""
+        loaded = await self._load(game_id)
+        return [s.info(i) for i, s in enumerate(loaded.meta.seats)]
+
+    async def chat_of(self, game_id: str) -> ChatKey | None:
+        return (await self._load(game_id)).meta.chat_key
+
+    async def game_for_chat(self, chat: ChatKey) -> str | None:
+        """The open lobby or game of a chat/topic (finished or expired ones are unbound)."""
+        game_id = await self.store.chat_game(chat.chat_id, chat.topic_id)
+        if game_id is None:
+            return None
+        try:
+            loaded = await self._load(game_id)
+        except ServiceError:
+            loaded = None
+        over = (
+            loaded is None
+            or loaded.meta.cancelled
+            or (loaded.state is not None and engine.phase(loaded.state) == "finished")
+        )
+        if over:
+            await self.store.unbind_chat(chat.chat_id, chat.topic_id, game_id)
+            return None
+        return game_id
+
+    async def games_for_user(self, user_id: int) -> list[str]:
+        """Live games a user is seated in (newest first); expired ones are dropped."""
+        live = []
+        for game_id in await self.store.user_games(user_id):
+            try:
+                loaded = await self._load(game_id)
+            except ServiceError:
+                await self.store.remove_user_game(user_id, game_id)
+                continue
+            if loaded.meta.seat_of(user_id) is not None and not loaded.meta.cancelled:
+                live.append(game_id)
+        return live
+
+    async def touch(self, game_id: str, user_id: int) -> None:
+        """Mark a user present (the ``online`` flag); no version change, no notice."""
+        await self.store.touch(game_id, str(user_id), self.now_ms())
+
+    def listen(self, game_id: str) -> AsyncIterator[int]:
+        """Versions of one game as they are committed (any worker), via pub/sub."""
+        return self.store.listen(game_id)
+
+    def listen_all(self) -> AsyncIterator[Change]:
+        """Every game's changes (the bot's board updater claims each with claim_once)."""
+        return self.store.listen_all()
+
+    async def stats_for_user(self, user_id: int, limit: int = 100) -> dict[str, Any]:
+        return user_stats(user_id, await self.store.archived_for_user(user_id, limit))
+
+    async def stats_for_chat(self, chat_id: int, limit: int = 100) -> dict[str, Any]:
+        return chat_stats(chat_id, await self.store.archived_for_chat(chat_id, limit))
+
+    async def delete_user_data(self, user_id: int) -> int:
+        return await self.store.delete_user_data(user_id)
+
+    # ====================================================== side effects once
+    async def process_update_once(self, update_id: int) -> bool:
+        """True the first time an update id is seen (Telegram redelivers webhooks)."""
+        return await self.store.claim_once(f"upd:{int(update_id)}", self.config.update_dedupe_ttl_s)
+
+    async def claim_side_effect(self, key: str, ttl_s: float = 3600) -> bool:
+        """Outbox: True for exactly one worker per key (e.g. ``board:<game>:<version>``)."""
+        return await self.store.claim_once(f"fx:{key}", ttl_s)
+
+    async def take_group_token(
+        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
+    ) -> tuple[bool, float]:
+        """Per-chat budget of group messages (principle 9): (allowed, seconds to wait)."""
+        result = await self.store.take_token(chat_id, capacity, per_seconds)
+        return result.allowed, result.wait_s

@@ -1,0 +1,75 @@
+"""How the service stores a game: ids, the engine state encoding, loaded records, plans."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+import zlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core import engine
+from core.service.meta import Meta
+from core.service.models import (
+    TurnWarning,
+)
+from core.store import Deadline, Keep
+
+WarningHandler = Callable[[TurnWarning], Awaitable[None]]
+
+MAX_ATTEMPTS = 8
+STATE_CACHE_SIZE = 256
+
+
+def new_game_id() -> str:
+    """12 characters of ``[A-Za-z0-9_-]``: 72 random bits, fits a deep link."""
+    return secrets.token_urlsafe(9)
+
+
+COMPRESS_ABOVE = 1024  # bytes of state JSON; below this zlib+base64 saves nothing
+
+
+def encode_state(state: Any) -> str:
+    """Engine state as stored: JSON, or ``z:`` + base64(zlib(JSON)) once it is large.
+
+    Why: the state carries the round's public log and grows through a game; compressed it
+    is about a third of the size, which keeps a live game within the memory budget
+    (docs/benchmarks/store.md) for ~100 µs of CPU per move.
+    """
+    raw = json.dumps(engine.state_to_json(state), separators=(",", ":"))
+    if len(raw) <= COMPRESS_ABOVE:
+        return raw
+    return "z:" + base64.b64encode(zlib.compress(raw.encode(), 6)).decode("ascii")
+
+
+def decode_state(stored: str) -> Any:
+    if stored.startswith("z:"):
+        stored = zlib.decompress(base64.b64decode(stored[2:])).decode()
+    return engine.state_from_json(json.loads(stored))
+
+
+@dataclass(slots=True)
+class Loaded:
+    """One game as read in one round trip, decoded."""
+
+    game_id: str
+    version: int
+    meta: Meta
+    state: Any | None  # engine GameState; None in the lobby
+    state_json: str
+    deadline_ms: int | None
+    presence: dict[str, int]
+
+
+@dataclass(slots=True)
+class Plan:
+    """What a decision wants committed."""
+
+    meta: Meta
+    state: Any | None
+    log: list[dict[str, Any]]
+    deadline: Deadline | Keep | None
+    state_changed: bool = True
+    present: int | None = None  # user id to mark online in the same commit

@@ -1,0 +1,143 @@
+"""Turn timers (principle 5): any worker claims a due deadline and fires it at the version
+it was armed for — a computer seat's move, or the timeout rule of RULES §7; warnings too.
+
+Nothing lives in process memory: a worker that dies mid-fire loses its claim's lease and
+another worker fires the same deadline; a stale claim (the game moved on) does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from core import engine
+from core.service.agents import choose, move_seed
+from core.service.core import ServiceCore
+from core.service.models import (
+    ServiceError,
+    TurnWarning,
+)
+from core.service.records import Loaded, Plan, WarningHandler
+from core.store import TIMER_WARN, TimerClaim
+
+log = logging.getLogger(__name__)
+
+
+class Timers(ServiceCore):
+    def on_turn_warning(self, handler: WarningHandler) -> None:
+        """Call ``handler`` once (on one worker) shortly before a human's turn runs out."""
+        self._warning_handlers.append(handler)
+
+    # ================================================================ timers
+    async def run_timers(self, stop: asyncio.Event | None = None) -> None:
+        """Background task: fire due deadlines, from whichever worker claims them first."""
+        last_prune = 0
+        while stop is None or not stop.is_set():
+            try:
+                fired = await self.fire_due()
+                now = self.now_ms()
+                if now - last_prune > 600_000:
+                    last_prune = now
+                    await self.store.prune_archive(now)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("timer loop error")
+                fired = 0
+            if not fired:
+                if stop is None:
+                    await asyncio.sleep(self.config.timer_interval_s)
+                else:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), self.config.timer_interval_s)
+
+    async def fire_due(self, limit: int = 50) -> int:
+        """Claim and fire what is due now; returns how many claims were handled."""
+        claims = await self.store.claim_due(self.now_ms(), limit, self.config.timer_lease_ms)
+        if claims:
+            results = await asyncio.gather(*(self._fire(c) for c in claims), return_exceptions=True)
+            for claim, result in zip(claims, results, strict=True):
+                if isinstance(result, BaseException):
+                    log.error("timer %s failed", claim, exc_info=result)
+        return len(claims)
+
+    async def _fire(self, claim: TimerClaim) -> None:
+        if claim.kind == TIMER_WARN:
+            await self._warn(claim)
+            return
+        async with self._lock(claim.game_id):
+            try:
+                loaded = await self._load(claim.game_id)
+            except ServiceError:
+                await self.store.timer_done(claim)
+                return
+            if loaded.version != claim.version:
+                return  # stale: the newer commit armed its own deadline
+            if loaded.state is None or loaded.meta.cancelled:
+                await self.store.timer_done(claim)
+                return
+            if engine.phase(loaded.state) == "finished":
+                await self._close_out(loaded)
+                await self.store.timer_done(claim)
+                return
+            change = await self._timed_step(loaded)
+            if await self._commit(loaded, change) is not None:
+                self.fired += 1
+
+    async def _timed_step(self, loaded: Loaded) -> Plan:
+        """The move a due deadline makes: a computer seat's move, or the timeout rule."""
+        state, meta = loaded.state, loaded.meta
+        assert state is not None
+        if engine.phase(state) == "round_over":
+            pending = sorted(s for s in engine.waiting_on(state) if meta.seats[s].by_computer)
+            if pending:
+                return self._step(loaded, meta, pending[0], {"type": "next_round"})
+            return self._step(loaded, meta, None, None)
+        seat = engine.actor(state)
+        if seat is not None and meta.seats[seat].by_computer:
+            view = engine.view_for(state, seat)
+            move = await asyncio.to_thread(
+                choose,
+                view,
+                level=meta.seats[seat].level,
+                seed=move_seed(loaded.game_id, loaded.version),
+                ai=self._ai,
+            )
+            if move is not None:
+                try:
+                    return self._step(loaded, meta, seat, move)
+                except (engine.IllegalMove, engine.MoveFormatError):
+                    log.exception("computer move refused in %s; timing out", loaded.game_id)
+        change = self._step(loaded, meta, None, None)
+        if seat is not None and not meta.seats[seat].by_computer:
+            record = meta.seats[seat]
+            record.timeouts += 1
+            if record.timeouts >= meta.takeover_after:
+                record.auto = True  # the computer plays it until the player takes it back
+                change.deadline = self._deadline(meta, change.state, self.now_ms())
+        return change
+
+    async def _warn(self, claim: TimerClaim) -> None:
+        if not self._warning_handlers:
+            return
+        try:
+            loaded = await self._load(claim.game_id)
+        except ServiceError:
+            return
+        if loaded.version != claim.version or loaded.state is None or loaded.deadline_ms is None:
+            return
+        seat = engine.actor(loaded.state)
+        if seat is None or loaded.meta.seats[seat].by_computer:
+            return
+        user_id = loaded.meta.seats[seat].user_id
+        if user_id is None:
+            return
+        warning = TurnWarning(
+            claim.game_id, claim.version, seat, user_id, loaded.deadline_ms, loaded.meta.chat_key
+        )
+        for handler in self._warning_handlers:
+            try:
+                await handler(warning)
+            except Exception:
+                log.exception("turn warning handler failed")
