@@ -107,7 +107,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                              language=user.language_code) is not None):
         return
     games = await deps.port.games_for_user(user.id)
-    for game_id in games[-3:]:
+    for game_id in games[:3]:
         await send_panel(context.bot, deps, game_id, user.id, language=user.language_code)
     if not games:
         await reply(update, deps, help_text(t, deps.bot_username))
@@ -228,8 +228,8 @@ async def current_game(update: Update, deps: BotDeps) -> str | None:
     if chat is None or user is None:
         return None
     if chat.type == ChatType.PRIVATE:
-        games = await deps.port.games_for_user(user.id)
-        return games[-1] if games else None
+        games = await deps.port.games_for_user(user.id)  # newest first
+        return games[0] if games else None
     return await deps.port.game_for_chat(chat_key(update))
 
 

@@ -134,8 +134,20 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
     last = last_event(t, view)
     if last:
         lines.append("📝 " + last)
-    text = "\n".join(lines)
-    return text if len(text) <= 1000 else text[:997] + "…"
+    return _fit_lines(lines, 1000)
+
+
+def _fit_lines(lines: list[str], limit: int) -> str:
+    """Join whole lines up to ``limit`` characters (never cutting an HTML entity or tag)."""
+    out: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + 1 > limit:
+            out.append("…")
+            break
+        out.append(line)
+        size += len(line) + 1
+    return "\n".join(out)
 
 
 def last_event(t: Translator, view: dict[str, Any]) -> str | None:
@@ -265,6 +277,11 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
     status = view.get("status")
     current = view.get("current_seat")
     seat = you.get("seat")
+    rr = view.get("round_result") or {}
+    if status in ("round_over", "finished") and rr.get("your_winnings") is not None:
+        lines.append("🪙 " + t.gettext("Your winnings this round: {n}", n=rr["your_winnings"]))
+    if you.get("gold"):
+        lines.append("💰 " + t.gettext("Your gold: {n}", n=you.get("gold")))
     if view.get("legal_moves"):
         if status == "round_over":
             lines.append("🏁 " + t.gettext("The round is over. Ready for the next one?"))

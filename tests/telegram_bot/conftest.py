@@ -59,9 +59,10 @@ def make_settings(api: FakeBotAPI, **kw: Any) -> Settings:
 
 @contextlib.asynccontextmanager
 async def running_bot(api: FakeBotAPI, *, service_config: ServiceConfig | None = None,
-                      options: BotOptions | None = None, polling: bool = True,
+                      options: BotOptions | None = None, store: Any = None,
                       **settings_kw: Any) -> AsyncIterator[BotEnv]:
-    store = MemoryStore()
+    store = store if store is not None else MemoryStore()
+    await store.start()
     service = GameService(store, service_config or ServiceConfig(
         think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05))
     settings = make_settings(api, **settings_kw)

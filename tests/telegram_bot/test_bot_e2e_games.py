@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 from bot_driver import assert_no_leaks, hand_ids, join, open_lobby, play_game, wait_async
-from conftest import BotEnv
+from conftest import BotEnv, running_bot
 from fake_bot_api import FakeBotAPI, buttons
 
+from core.store import RedisStore
 from telegram_bot.i18n import Translator
 
 
@@ -108,3 +110,14 @@ async def test_classic_game_three_humans(bot_env: BotEnv) -> None:
 
 async def test_expansion_game_with_a_computer(bot_env: BotEnv) -> None:
     await _full_game(bot_env, "expansion", humans=2, computers=1, seed=2)
+
+
+async def test_classic_game_on_redis(fake_api: FakeBotAPI, redis_url: str, redis_prefix: str,
+                                     redis_client: Any) -> None:
+    """The same game with the Redis store: claims, the token bucket and the adapter data
+    go through Redis (what several workers share)."""
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    async with running_bot(fake_api, store=store) as env:
+        await _full_game(env, "classic", humans=3, computers=0, seed=4)
+    assert await redis_client.keys(redis_prefix + "*once:tg:*")
+    assert await redis_client.keys(redis_prefix + "tb:*")
