@@ -25,7 +25,7 @@ class Level:
 
 LEVELS: dict[str, Level] = {
     "easy": Level(noise=4.0, random_move=0.12, careful=False, lookahead=False),
-    "normal": Level(noise=0.8, random_move=0.0, careful=True, lookahead=False),
+    "normal": Level(noise=0.4, random_move=0.0, careful=True, lookahead=False),
     "hard": Level(noise=0.1, random_move=0.0, careful=True, lookahead=True),
 }
 

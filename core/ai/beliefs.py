@@ -31,10 +31,24 @@ from core.ai.knowledge import (
 CAP = 14
 
 
+def objective(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
+    """Cards still needed to reach the gold, as a digger would plan it.
+
+    A plain expectation over the candidate goals rewards spreading out; a digger who is
+    unsure heads for the nearest of the most likely goals (reaching it reveals it, and
+    the others are close by). So: 40% expectation, 60% the nearest top candidate.
+    """
+    live = [(p, min(d.get(g, INF), CAP)) for g, p in probs.items() if p > 0]
+    if not live:
+        return float(CAP)
+    top = max(p for p, _ in live)
+    near = min(dist for p, dist in live if p >= top - 0.05)
+    return 0.4 * sum(p * dist for p, dist in live) + 0.6 * near
+
+
 def expected_distance(board: Board, probs: Mapping[int, float],
                       blocked_door: str | None = None) -> float:
-    d = board.goal_distances(blocked_door)
-    return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
+    return objective(board.goal_distances(blocked_door), probs)
 
 
 def _logit(p: float) -> float:
@@ -71,26 +85,35 @@ class MazeHistory:
     goal_moves: list[dict[int, int] | None]  # goal -> cards nearer (+) / farther (-)
 
 
-def maze_history(view: Mapping[str, Any], events: list[Event]) -> MazeHistory:
-    """How each maze event changed the distances (this seat's knowledge, in hindsight)."""
+def maze_history(view: Mapping[str, Any], events: list[Event],
+                 cache: dict[int, dict[int, int]] | None = None) -> MazeHistory:
+    """How each maze event changed the distances (this seat's knowledge, in hindsight).
+
+    `cache` (board index -> goal distances) may be shared between calls on the same
+    log, e.g. when a saboteur also asks how the table sees it.
+    """
     probs = goal_probs(view)
     boards = board_history(view, events)
     deltas: list[float] = []
     moves: list[dict[int, int] | None] = []
-    cache: dict[int, dict[int, int]] = {}
+    if cache is None:
+        cache = {}
 
     def dist(i: int) -> dict[int, int]:
         if i not in cache:
             cache[i] = boards[i].goal_distances()
         return cache[i]
 
-    def ed(i: int) -> float:
-        d = dist(i)
-        return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
+    pub = goal_probs(view, private=False)
+
+    def ed(i: int, pr: Mapping[int, float]) -> float:
+        return objective(dist(i), pr)
 
     for i, ev in enumerate(events):
         if ev.kind in ("path", "rockfall"):
-            deltas.append(ed(i + 1) - ed(i))
+            # judged both with what I know and with what the table knows: a move is only
+            # suspicious when it is bad either way (the mover may not know what I know)
+            deltas.append(min(ed(i + 1, probs) - ed(i, probs), ed(i + 1, pub) - ed(i, pub)))
             a, b = dist(i), dist(i + 1)
             moves.append({g: min(a[g], CAP) - min(b.get(g, INF), CAP) for g in a})
         else:
@@ -142,7 +165,8 @@ def infer_goals(view: Mapping[str, Any], events: list[Event], hist: MazeHistory,
     return out
 
 
-def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
+def compute(view: Mapping[str, Any], *, careful: bool = True,
+            cache: dict[int, dict[int, int]] | None = None) -> BeliefState:
     you = view.get("you") or {}
     me = you.get("seat")
     me = int(me) if me is not None else None
@@ -155,7 +179,7 @@ def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
     i_am_good = me is not None and my_kind not in ("saboteur", "profiteer", "unknown")
     i_am_bad = me is not None and my_kind == "saboteur"
     events = round_events(view)
-    hist = (maze_history(view, events) if careful
+    hist = (maze_history(view, events, cache) if careful
             else MazeHistory([0.0] * len(events), [None] * len(events)))
     deltas = hist.deltas
 
@@ -186,7 +210,7 @@ def compute(view: Mapping[str, Any], *, careful: bool = True) -> BeliefState:
             elif ev.kind in ("break", "trap") and t is not None:
                 if t == me:
                     if i_am_good:
-                        sab[s] += 2.2
+                        sab[s] += 1.6
                     elif i_am_bad:
                         sab[s] -= 0.8
                 elif t in sab:

@@ -42,6 +42,13 @@ class Placed:
             info.door if (info.door and bin(g).count("1") >= 2) else None for g in self.groups
         )
 
+    def entry(self, edge: int) -> int:
+        """The conducting group entered through `edge`, or -1 (wall or dead-end stub)."""
+        for i, g in enumerate(self.groups):
+            if g & edge:
+                return i if self.conduct[i] else -1
+        return -1
+
     def group_with(self, edge: int) -> int:
         for i, g in enumerate(self.groups):
             if g & edge:
@@ -165,59 +172,80 @@ class Board:
         """Cards still needed to reach each face-down goal (INF when impossible).
 
         `blocked_door`: a door colour that may not be walked through (a team's view of
-        routes in Saboteur 2); None = every route (what reveals a goal).
+        routes in Saboteur 2); None = every route (what reveals a goal). Distances past
+        `limit` are not searched (reported as INF) - the agents cap them anyway.
         """
-        x0, x1, y0, y1 = self.bounds()
-        cells = self.cells
-        hidden = self.hidden_goals
-        best: dict[int, int] = {g: INF for g in hidden.values()}
-        dist: dict[tuple[int, int, int], int] = {}
-        dq: deque[tuple[int, tuple[int, int, int]]] = deque()
-        for node in self.sources():
-            p = cells[(node[0], node[1])]
-            if blocked_door and p.doors[node[2]] == blocked_door:
-                continue
-            dist[node] = 0
-            dq.append((0, node))
-        while dq:
-            c, node = dq.popleft()
-            if dist.get(node, INF) < c:
-                continue
-            x, y, gi = node
-            if gi >= 0:
-                p = cells[(x, y)]
-                edges = p.groups[gi]
-                if not (p.conduct[gi] or p.info.ladder) and c > 0:
-                    # a stub reached through its only edge leads nowhere
-                    continue
-            else:
-                edges = 15
-            for bit, dx, dy in DIRS:
-                if not edges & bit:
-                    continue
-                nx, ny = x + dx, y + dy
-                gidx = hidden.get((nx, ny))
-                if gidx is not None:
-                    if c < best[gidx]:
-                        best[gidx] = c
-                    continue
-                q = cells.get((nx, ny))
-                if q is not None:
-                    gj = q.group_with(OPPOSITE[bit])
-                    if gj < 0 or (blocked_door and q.doors[gj] == blocked_door):
-                        continue
-                    if not q.conduct[gj] and not q.info.ladder:
-                        continue
-                    nn = (nx, ny, gj)
-                    if c < dist.get(nn, INF):
-                        dist[nn] = c
-                        dq.appendleft((c, nn))
-                elif x0 <= nx <= x1 and y0 <= ny <= y1:
-                    nn = (nx, ny, -1)
-                    if c + 1 < dist.get(nn, INF):
-                        dist[nn] = c + 1
-                        dq.append((c + 1, nn))
-        return best
+        return _search(self, blocked_door)
 
     def crystals(self) -> int:
         return sum(p.info.crystals for p in self.cells.values())
+
+
+# ---- the search, on integer cell keys (hot path: a few hundred calls per decision) ----
+
+_OFF = 128  # keeps x + _OFF, y + _OFF positive
+_STEP = (-1, 512, 1, -512)  # N E S W on key = (x + _OFF) * 512 + (y + _OFF)
+_BIT = (1, 2, 4, 8)
+_OPP = (4, 8, 1, 2)
+SEARCH_LIMIT = 16
+
+
+def _key(x: int, y: int) -> int:
+    return (x + _OFF) * 512 + (y + _OFF)
+
+
+def _search(board: Board, blocked: str | None) -> dict[int, int]:
+    x0, x1, y0, y1 = board.bounds()
+    kx0, kx1, ky0, ky1 = x0 + _OFF, x1 + _OFF, y0 + _OFF, y1 + _OFF
+    cells = {_key(x, y): p for (x, y), p in board.cells.items()}
+    hidden = {_key(x, y): g for (x, y), g in board.hidden_goals.items()}
+    best: dict[int, int] = {g: INF for g in board.hidden_goals.values()}
+    todo = len(best)
+    dist: dict[int, int] = {}
+    dq: deque[tuple[int, int]] = deque()
+    for k, p in cells.items():
+        if p.info.ladder:
+            for gi in range(len(p.groups)):
+                if blocked and p.doors[gi] == blocked:
+                    continue
+                node = k * 8 + gi + 1
+                dist[node] = 0
+                dq.append((0, node))
+    found_max = -1
+    while dq:
+        c, node = dq.popleft()
+        if dist.get(node, INF) < c:
+            continue
+        if c > SEARCH_LIMIT or (todo == 0 and c >= found_max):
+            break
+        k, gi = node >> 3, (node & 7) - 1
+        edges = cells[k].groups[gi] if gi >= 0 else 15
+        for d in range(4):
+            if not edges & _BIT[d]:
+                continue
+            nk = k + _STEP[d]
+            g = hidden.get(nk)
+            if g is not None:
+                if c < best[g]:
+                    if best[g] == INF:
+                        todo -= 1
+                    best[g] = c
+                    found_max = max(best.values())
+                continue
+            q = cells.get(nk)
+            if q is not None:
+                gj = q.entry(_OPP[d])
+                if gj < 0 or (blocked and q.doors[gj] == blocked):
+                    continue
+                nn = nk * 8 + gj + 1
+                if c < dist.get(nn, INF):
+                    dist[nn] = c
+                    dq.appendleft((c, nn))
+            else:
+                nx, ny = nk >> 9, nk & 511
+                if kx0 <= nx <= kx1 and ky0 <= ny <= ky1:
+                    nn = nk * 8
+                    if c + 1 < dist.get(nn, INF):
+                        dist[nn] = c + 1
+                        dq.append((c + 1, nn))
+    return best

@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ai.beliefs import CAP, BeliefState, compute
+from core.ai.beliefs import CAP, BeliefState, compute, objective
 from core.ai.board_model import INF, Board
 from core.ai.cards import ACTIONS, PATHS
+from core.ai.events import Event, round_events
 from core.ai.knowledge import (
     SeatInfo,
     goal_probs,
@@ -43,6 +44,7 @@ class Ctx:
     bel: BeliefState
     deck: int
     careful: bool
+    events: list[Event] = field(default_factory=list)
     public_suspicion: float = 0.0
     _obj_cache: dict[int, tuple[float, float, float]] = field(default_factory=dict)
 
@@ -55,21 +57,30 @@ class Ctx:
         return self.expansion
 
     def measure(self, board: Board, door_card: bool = False) -> tuple[float, float, float]:
-        """(my side's objective distance, opponents' team distance, public distance)."""
+        """(my side's objective distance, opponents' team distance, public distance).
+
+        Only the searches this role needs are run: a team digger with doors on the table
+        needs its own and the other team's routes, a saboteur both teams' and the public
+        view, and without doors one search serves all three numbers.
+        """
         base = board is self.board
         if base and 0 in self._obj_cache:
             return self._obj_cache[0]
-        d_any = board.goal_distances()
-        pub = _exp(d_any, self.pub_probs)
         any_doors = self.expansion and (
             door_card or any(p.info.door for p in board.cells.values())
         )
         if not any_doors:
+            d_any = board.goal_distances()
             e = _exp(d_any, self.probs)
-            res = (e, e, pub)
+            res = (e, e, _exp(d_any, self.pub_probs) if self.bad else e)
         else:
-            blue = _exp(board.goal_distances("green"), self.probs)
-            green = _exp(board.goal_distances("blue"), self.probs)
+            blue_d = board.goal_distances("green")
+            green_d = board.goal_distances("blue")
+            blue, green = _exp(blue_d, self.probs), _exp(green_d, self.probs)
+            pub = 0.0
+            if self.bad:
+                both = {g: min(blue_d.get(g, INF), green_d.get(g, INF)) for g in blue_d}
+                pub = _exp(both, self.pub_probs)
             if self.kind == "blue":
                 res = (blue, green, pub)
             elif self.kind == "green":
@@ -83,25 +94,26 @@ class Ctx:
 
 
 def _exp(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
-    return sum(p * min(d.get(g, INF), CAP) for g, p in probs.items() if p > 0)
+    return objective(d, probs)
 
 
 def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
     you = view.get("you") or {}
     me = int(you.get("seat") or 0)
     kind = role_kind(you.get("role"))
-    bel = compute(view, careful=careful)
+    cache: dict[int, dict[int, int]] = {}
+    bel = compute(view, careful=careful, cache=cache)
     ctx = Ctx(
         view=view, me=me, kind=kind, expansion=view.get("edition") == "expansion",
         board=Board.from_view(view), probs=bel.goals or goal_probs(view),
         pub_probs=goal_probs(view, private=False), hand=hand_cards(view),
         seats=seat_infos(view), bel=bel, deck=int(view.get("deck_size") or 0),
-        careful=careful,
+        careful=careful, events=round_events(view),
     )
     if careful and ctx.bad:
         outsider = dict(view)
         outsider["you"] = {"seat": None, "role": None, "known_goals": [], "known_roles": []}
-        ctx.public_suspicion = compute(outsider, careful=True).p(me)
+        ctx.public_suspicion = compute(outsider, careful=True, cache=cache).p(me)
     return ctx
 
 
@@ -130,7 +142,10 @@ def keep_value(ctx: Ctx, card: str) -> float:
     if effect == "map":
         return 3.0 if uncertain else 0.3
     if effect == "repair":
-        return 1.2 if ctx.bad else 2.2
+        if ctx.bad:
+            return 1.2
+        needed = any(s.broken for s in ctx.seats.values())
+        return 2.2 if needed else 1.4
     if effect == "break":
         return 2.6 if ctx.bad else 1.5
     if effect == "rockfall":
@@ -196,19 +211,37 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
         s += 2.5 * max(-2.0, min(2.0, o1 - o0))
     if abs(gain) < 0.01:
         s -= 1.5
-        if info and info.kind == "deadend":
-            s -= 1.0
+    if info and info.kind == "deadend" and gain <= 0.01:
+        s -= 1.5
     s += 0.3 * crystals
+    if gain > 0 and info is not None:
+        s += openness(ctx.board, x, y, b2.cells[(x, y)])
     if lookahead and gain > 0:
         s += 0.4 * follow_up(ctx, b2, str(move.get("card")), x, y, d1)
     return s
 
 
+def openness(board: Board, x: int, y: int, placed: Any) -> float:
+    """Bonus for a placed card's conducting exits into empty cells: more open ends near
+    the front means more of the next cards will fit (east counts most)."""
+    from core.ai.cards import DIRS
+
+    bonus = 0.0
+    for gi, g in enumerate(placed.groups):
+        if not placed.conduct[gi]:
+            continue
+        for bit, dx, dy in DIRS:
+            c = (x + dx, y + dy)
+            if g & bit and c not in board.cells and c not in board.hidden_goals:
+                bonus += 0.9 if dx > 0 else (0.5 if dy else 0.0)
+    return bonus
+
+
 def follow_up(ctx: Ctx, board: Board, used: str, x: int, y: int, d_now: float) -> float:
     """Best progress my remaining path cards could make next to the card just placed."""
     best = 0.0
-    conn_cells = {(cx, cy) for cx, cy, _ in board.connected()}
-    if (x, y) not in conn_cells:
+    conn = board.connected()
+    if not any((x, y, gi) in conn for gi in range(len(board.cells[(x, y)].groups))):
         return 0.0
     cells = [c for c in board.frontier() if abs(c[0] - x) + abs(c[1] - y) == 1]
     for iid, card in ctx.hand.items():
@@ -216,13 +249,14 @@ def follow_up(ctx: Ctx, board: Board, used: str, x: int, y: int, d_now: float) -
             continue
         for cx, cy in cells:
             for rot in (False, True) if not PATHS[card].symmetric else (False,):
-                if fits(board, cx, cy, card, rot):
+                if fits(board, cx, cy, card, rot, conn):
                     d2 = ctx.measure(board.with_card(cx, cy, card, rot))[0]
                     best = max(best, 10.0 * (d_now - d2))
     return best
 
 
-def fits(board: Board, x: int, y: int, card: str, rot: bool) -> bool:
+def fits(board: Board, x: int, y: int, card: str, rot: bool,
+         conn: set[tuple[int, int, int]] | None = None) -> bool:
     """Rule §2 conditions 1-3 (without the ladder exceptions), for lookahead only."""
     from core.ai.board_model import Placed
     from core.ai.cards import DIRS, OPPOSITE
@@ -233,7 +267,8 @@ def fits(board: Board, x: int, y: int, card: str, rot: bool) -> bool:
     m = p.mask
     touching = False
     linked = False
-    conn = board.connected()
+    if conn is None:
+        conn = board.connected()
     for bit, dx, dy in DIRS:
         q = board.cells.get((x + dx, y + dy))
         if q is None:
@@ -283,14 +318,15 @@ def score_map(ctx: Ctx, move: Mapping[str, Any]) -> float:
     d = dists.get(goal, INF)
     near = min((dists.get(g, INF) for g, q in ctx.probs.items() if q > 0), default=INF)
     fresh = max(ctx.probs.values()) < 0.34  # nothing known yet
-    if fresh:
-        base = 12.0 if near <= 5 else 8.5
-    else:
-        base = 10.0 if near <= 4 else 5.0
+    base = (12.0 if near <= 5 else 8.5) if fresh else (10.0 if near <= 4 else 5.0)
     if ctx.bad:
         base -= 3.0
     if ctx.kind == "geologist":
         base = 1.0
+    # a goal someone we trust already looked at is better left to their digging
+    for ev in ctx.events:
+        if ev.kind == "map" and ev.goal == goal and ev.seat not in (None, ctx.me):
+            base -= 1.5 * max(0.0, 1.0 - 2.0 * ctx.bel.p(ev.seat))
     return base + 2.0 * p - 0.15 * min(d, CAP)
 
 
