@@ -120,10 +120,7 @@ class Notifier:
         self.request_board(game_id)
         if status == "lobby":
             self._lobbies.add(game_id)
-            data = await self.deps.runtime.get_game_data(game_id)
-            if "autostart" not in data:
-                at = int(time.time()) + self.autostart_s
-                await self.deps.runtime.set_game_data(game_id, "autostart", str(at))
+            await self._arm_autostart(game_id, sv)
             return
         self._lobbies.discard(game_id)
         if status == "cancelled":
@@ -184,9 +181,10 @@ class Notifier:
                 continue
             if await self.deps.runtime.claim(f"timeout:{game_id}:{v}:{seat.seat}"):
                 t = await self._tr(seat)
-                await send_private(self.bot, self.deps, seat.user_id,
-                                   "⌛ " + t.gettext("Your time ran out: I played for you "
-                                                    "(a card was discarded)."))
+                text = t.gettext("Your time ran out: I stole from the richest player for "
+                                 "you.") if entry.get("code") == "stole" else t.gettext(
+                    "Your time ran out: I played for you (a card was discarded).")
+                await send_private(self.bot, self.deps, seat.user_id, "⌛ " + text)
 
     async def _takeovers(self, game_id: str, seats: list[SeatUser]) -> None:
         data = await self.deps.runtime.get_game_data(game_id)
@@ -248,6 +246,22 @@ class Notifier:
             for game_id in list(self._lobbies):
                 with contextlib.suppress(Exception):
                     await self._autostart(game_id)
+
+    async def _arm_autostart(self, game_id: str, sv: dict) -> None:
+        """The countdown runs while the lobby has enough players; it starts when the
+        minimum is reached and stops (``0``) when someone leaves below it."""
+        data = await self.deps.runtime.get_game_data(game_id)
+        low = int((sv.get("settings") or {}).get(
+            "min_players", texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]))
+        armed = int(data.get("autostart", "0") or 0) > 0
+        enough = len(sv.get("seats", [])) >= low
+        if enough and not armed:
+            at = int(time.time()) + self.autostart_s
+            await self.deps.runtime.set_game_data(game_id, "autostart", str(at))
+            self.request_board(game_id)
+        elif armed and not enough:
+            await self.deps.runtime.set_game_data(game_id, "autostart", "0")
+            self.request_board(game_id)
 
     async def _autostart(self, game_id: str) -> None:
         data = await self.deps.runtime.get_game_data(game_id)

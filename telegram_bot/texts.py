@@ -78,8 +78,11 @@ def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None 
         lines.append(t.gettext("At least {n} players are needed.", n=low))
     lines.append(t.gettext("Press “Join”: I open our private chat, where your role and "
                            "cards will come."))
-    if autostart_in is not None and len(seats) >= low:
-        lines.append(t.gettext("Starts by itself in {s} s.", s=max(0, autostart_in)))
+    if autostart_in is not None and autostart_in > -3600 and len(seats) >= low:
+        left = max(0, autostart_in)
+        when = t.gettext("{m} min", m=-(-left // 60)) if left >= 60 else t.gettext(
+            "{s} s", s=left)
+        lines.append("⏱ " + t.gettext("Starts by itself in {time}.", time=when))
     return "\n".join(lines)
 
 
