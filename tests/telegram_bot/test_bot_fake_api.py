@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from fake_bot_api import BOT_USERNAME, TOKEN, FakeBotAPI
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
@@ -35,3 +37,35 @@ async def test_semantics(fake_api: FakeBotAPI) -> None:
             await bot.send_message(-100, "one too many")
     assert fake_api.rate_limited
     assert any(c.method == "sendPhoto" and c.files for c in fake_api.calls)
+
+
+async def test_limits_and_expiry() -> None:
+    api = FakeBotAPI(query_ttl=0.2)
+    await api.start()
+    try:
+        alice = api.user(1, "Alice")
+        alice.press_start()
+        async with Bot(TOKEN, base_url=api.base_url) as bot:
+            with pytest.raises(BadRequest, match=r"(?i)button_data_invalid"):
+                await bot.send_message(1, "x", reply_markup=InlineKeyboardMarkup(
+                    [[InlineKeyboardButton("x", callback_data="y" * 65)]]))
+            with pytest.raises(BadRequest, match=r"(?i)too long"):
+                await bot.send_message(1, "x" * 4097)
+            with pytest.raises(BadRequest, match=r"(?i)caption is too long"):
+                await bot.send_photo(1, b"png", caption="x" * 1025)
+            msg = await bot.send_message(1, "x", reply_markup=InlineKeyboardMarkup(
+                [[InlineKeyboardButton("x", callback_data="a:b:1")]]))
+            alice.press(msg.to_dict(), "x")
+            qid = next(iter(api.callback_queries))
+            with pytest.raises(BadRequest, match=r"(?i)message_too_long"):
+                await bot.answer_callback_query(qid, "x" * 201)
+            await bot.answer_callback_query(qid, "ok")
+            with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+                await bot.answer_callback_query(qid, "twice")
+            alice.press(msg.to_dict(), "x")
+            late = list(api.callback_queries)[-1]
+            await asyncio.sleep(0.3)
+            with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+                await bot.answer_callback_query(late)
+    finally:
+        await api.stop()
