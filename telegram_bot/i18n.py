@@ -2,9 +2,9 @@
 
 The ``.po`` files in ``locales/`` are the only source; they are compiled into memory at
 import with Babel (no build step for whoever runs the bot). Card, role and reason names
-use the catalogue id as msgid with a context (``card``, ``role``, ``reason``, ``tool``),
-so the English text lives in ``en`` like any other language and a renamed card is a
-catalogue change, not a code change.
+use the catalogue id as msgid with a context (``card``, ``role``, ``reason``, ``tool``…)
+in a second domain, ``codes``, so the English text lives in ``en`` like any other
+language and a renamed card is a catalogue change, not a code change.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ LOCALES_DIR = Path(__file__).parent / "locales"
 LANGUAGES = ("en", "zh_Hans", "zh_Hant")
 LANGUAGE_NAMES = {"en": "English", "zh_Hans": "简体中文", "zh_Hant": "繁體中文"}
 DOMAIN = "messages"
+CODES_DOMAIN = "codes"
 
 _HANS = {"zh", "zh-hans", "zh-cn", "zh-sg", "zh-my"}
 _HANT = {"zh-hant", "zh-tw", "zh-hk", "zh-mo"}
@@ -46,19 +47,27 @@ def normalize_language(code: str | None, default: str | None = "en") -> str:
     return _match(code) or _match(default) or "en"
 
 
-def po_path(language: str) -> Path:
-    return LOCALES_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+def po_path(language: str, domain: str = DOMAIN) -> Path:
+    return LOCALES_DIR / language / "LC_MESSAGES" / f"{domain}.po"
 
 
-@cache
-def translations(language: str) -> gettext.GNUTranslations:
-    """The compiled catalogue of one language (compiled once per process)."""
-    with po_path(language).open("rb") as f:
+def _compile(language: str, domain: str) -> gettext.GNUTranslations:
+    with po_path(language, domain).open("rb") as f:
         catalog = read_po(f, locale=language)
     buf = io.BytesIO()
     write_mo(buf, catalog)
     buf.seek(0)
     return gettext.GNUTranslations(buf)
+
+
+@cache
+def translations(language: str) -> gettext.GNUTranslations:
+    """The compiled catalogues of one language (once per process): the messages of the
+    code (``messages.po``, kept with Babel's extract/update) falling back to the names of
+    catalogue ids (``codes.po``: cards, roles, reasons… — data, so edited by hand)."""
+    messages = _compile(language, DOMAIN)
+    messages.add_fallback(_compile(language, CODES_DOMAIN))
+    return messages
 
 
 @dataclass(frozen=True, slots=True)

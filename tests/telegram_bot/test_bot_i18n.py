@@ -37,8 +37,8 @@ def _source_messages() -> list[str | tuple[str, ...]]:
     return found
 
 
-def _catalog(language: str):  # type: ignore[no-untyped-def]
-    with i18n.po_path(language).open("rb") as f:
+def _catalog(language: str, domain: str = i18n.DOMAIN):  # type: ignore[no-untyped-def]
+    with i18n.po_path(language, domain).open("rb") as f:
         return read_po(f, locale=language)
 
 
@@ -62,9 +62,10 @@ def test_every_source_message_is_translated(language: str) -> None:
             assert _fields(key) - {"n"} <= _fields(s), (language, key, s)
 
 
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.CODES_DOMAIN])
 @pytest.mark.parametrize("language", i18n.LANGUAGES)
-def test_every_catalogue_entry_is_translated(language: str) -> None:
-    catalog = _catalog(language)
+def test_every_catalogue_entry_is_translated(language: str, domain: str) -> None:
+    catalog = _catalog(language, domain)
     for entry in catalog:
         if not entry.id:
             continue
