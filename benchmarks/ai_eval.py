@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.ai.evaluate import Assignment, play_games  # noqa: E402
-from core.engine import GameConfig  # noqa: E402
+from core.ai.evaluate import Assignment, play_games
+from core.engine import GameConfig
 
 MATCHUPS = {
     "ai-diggers": Assignment(default="random", by_side={"diggers": "ai", "saboteurs": "random"}),

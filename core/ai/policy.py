@@ -28,6 +28,7 @@ from core.ai.knowledge import (
 )
 
 REVEAL_GOLD = 60.0
+PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
 @dataclass(slots=True)
@@ -111,7 +112,8 @@ def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
         careful=careful, events=round_events(view),
     )
     if careful and ctx.bad:
-        outsider = dict(view)
+        # the same table seen by someone who knows nothing private
+        outsider = {k: view.get(k) for k in PUBLIC_KEYS}
         outsider["you"] = {"seat": None, "role": None, "known_goals": [], "known_roles": []}
         ctx.public_suspicion = compute(outsider, careful=True, cache=cache).p(me)
     return ctx

@@ -1,0 +1,116 @@
+"""The agents decide from the view only: they never touch anything else.
+
+Three angles: (1) a view that records every key read, plus poisoned keys that must never
+be read; (2) hidden state changed behind the view (other seats' roles, where the gold
+lies) gives the same view and the same decision; (3) the view is never mutated.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+from conftest import engine
+
+from core.ai import beliefs, choose_move
+
+# every field the API view may carry (API.md) - the agents may read these, nothing else
+VIEW_KEYS = {
+    "game_id", "version", "status", "edition", "options", "round", "rounds", "seq", "you",
+    "seats", "board", "goals", "deck_size", "discard_size", "current_seat", "turn_deadline",
+    "log", "round_result", "final", "legal_moves",
+}
+POISON = {"_state": "hidden", "seed": 12345, "roles": ["SABOTEUR"], "hands": [[1, 2]]}
+
+
+class Spy(dict):  # type: ignore[type-arg,unused-ignore]
+    """A dict that records which keys are read (recursively wraps what it returns)."""
+
+    def __init__(self, data: dict[str, Any], seen: set[str], path: str = "") -> None:
+        super().__init__(data)
+        self._seen = seen
+        self._path = path
+
+    def _wrap(self, key: str, value: Any) -> Any:
+        p = f"{self._path}.{key}" if self._path else str(key)
+        self._seen.add(p)
+        if isinstance(value, dict):
+            return Spy(value, self._seen, p)
+        if isinstance(value, list):
+            return [Spy(v, self._seen, p + "[]") if isinstance(v, dict) else v for v in value]
+        return value
+
+    def __getitem__(self, key: str) -> Any:
+        return self._wrap(key, super().__getitem__(key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self:
+            return self._wrap(key, super().__getitem__(key))
+        self._seen.add(f"{self._path}.{key}" if self._path else str(key))
+        return default
+
+    def items(self):  # type: ignore[no-untyped-def,override,unused-ignore]
+        raise AssertionError(f"agent iterated over every field of {self._path or 'view'}")
+
+    def values(self):  # type: ignore[no-untyped-def,override,unused-ignore]
+        raise AssertionError(f"agent iterated over every field of {self._path or 'view'}")
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_agents_read_only_view_fields(classic_views: list[dict[str, Any]],
+                                      expansion_views: list[dict[str, Any]],
+                                      level: str) -> None:
+    seen: set[str] = set()
+    for view in classic_views[:25] + expansion_views[:25]:
+        poisoned = {**copy.deepcopy(view), **POISON}
+        move = choose_move(Spy(poisoned, seen), level=level, seed=3)
+        assert move in view["legal_moves"]
+        beliefs(Spy(poisoned, seen))
+    top = {p.split(".")[0].removesuffix("[]") for p in seen}
+    assert top <= VIEW_KEYS, top - VIEW_KEYS
+    assert not top & set(POISON)
+
+
+def test_hidden_state_cannot_change_the_decision() -> None:
+    cfg = engine.GameConfig.from_options("classic", 6, {"rounds": 1})
+    checked = 0
+    for g in range(4):
+        state = engine.new_game(cfg, 900 + g)
+        rng = random.Random(g)
+        for _ in range(rng.randrange(4, 20)):
+            seat = engine.actor(state)
+            v = engine.view_for(state, seat)
+            state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
+            if engine.phase(state) != "playing":
+                break
+        if engine.phase(state) != "playing":
+            continue
+        seat = engine.actor(state)
+        rs = state.rs
+        # swap every other seat's role and move the gold: nothing the seat may know
+        others = [s for s in range(cfg.players) if s != seat]
+        roles = list(rs.roles)
+        flipped = {s: ("SABOTEUR" if roles[s] != "SABOTEUR" else "GOLD_DIGGER") for s in others}
+        for s, r in flipped.items():
+            roles[s] = r
+        altered = dataclasses.replace(state, rs=dataclasses.replace(rs, roles=tuple(roles)))
+        v1, v2 = engine.view_for(state, seat), engine.view_for(altered, seat)
+        if any(k["goal"] is not None for k in v1["you"]["known_goals"]):
+            pass  # a seat that looked at a goal still sees the same thing: roles only
+        assert v1 == v2
+        for level in ("easy", "normal", "hard"):
+            assert choose_move(v1, level=level, seed=5) == choose_move(v2, level=level, seed=5)
+        assert beliefs(v1) == beliefs(v2)
+        checked += 1
+    assert checked >= 2
+
+
+def test_the_view_is_not_mutated(expansion_views: list[dict[str, Any]]) -> None:
+    for view in expansion_views[:20]:
+        before = copy.deepcopy(view)
+        choose_move(view, level="hard", seed=1)
+        beliefs(view)
+        assert view == before
