@@ -81,6 +81,8 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
+    # the group's title labels the game in inline results (inline queries carry no chat)
+    await deps.runtime.set_game_data(str(view["game_id"]), "chat_title", chat.title or "")
     if deps.notifier is not None:
         deps.notifier.watch(str(view["game_id"]))
         deps.notifier.poke(str(view["game_id"]))

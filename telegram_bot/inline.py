@@ -38,6 +38,9 @@ async def on_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         title = "🎭 " + t.gettext("Your role: {role}", role=t.role(you.get("role")))
         if view.get("status") == "lobby":
             title = "⏳ " + t.gettext("Waiting for the game to start")
+        group = (await deps.runtime.get_game_data(game_id)).get("chat_title")
+        if group:
+            title += f" · {group}"
         description = "\n".join(filter(None, [
             ("🂠 " + hand) if hand else "",
             texts.secrets_text(t, view).split("\n", 1)[1] if "\n" in texts.secrets_text(

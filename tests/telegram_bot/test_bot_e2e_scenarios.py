@@ -111,7 +111,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     assert inline["is_personal"] is True and inline["cache_time"] == 0
     result = inline["results"][0]
     role_name = Translator("en").role(bob_view["you"]["role"])
-    assert role_name in result["title"]
+    assert role_name in result["title"] and "Dwarf guild" in result["title"]
     sent_text = result["input_message_content"]["message_text"]
     assert role_name not in sent_text
     assert not any(Translator("en").card(c["card"]) in sent_text
