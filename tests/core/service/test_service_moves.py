@@ -218,3 +218,28 @@ async def test_views_hide_user_ids_and_seed(service: GameService) -> None:
     for user in [*USERS[:3], None]:
         text = json.dumps(await service.view(game_id, user.user_id if user else None))
         assert "user_id" not in text and '"seed"' not in text
+
+
+async def test_stale_timer_claim_does_nothing(service: GameService, clock: Clock) -> None:
+    game_id = await human_game(service, turn_time=30)
+    clock.advance(31)
+    claims = [c for c in await service.store.claim_due(clock.ms) if c.kind == "t"]
+    assert len(claims) == 1
+    # the player moves before the claimer gets to it: the claim is now stale
+    user = await actor_user(service, game_id)
+    view = await service.view(game_id, user)
+    result = await service.submit(game_id, user, view["legal_moves"][0], view["version"])
+    assert result.status == "ok"
+    await service._fire(claims[0])
+    assert (await service.view(game_id, None))["version"] == view["version"] + 1
+    assert all(not e.get("timeout") for e in await service.move_log(game_id))
+
+
+async def test_abandoned_lobby_expires(store: GameStore, clock: Clock) -> None:
+    service = GameService(store, ServiceConfig(lobby_ttl_s=0.3), clock=clock)  # type: ignore[arg-type]
+    view = await service.create_lobby(chat=CHAT, creator=USERS[0])
+    await asyncio.sleep(0.45)
+    assert await service.game_for_chat(CHAT) is None
+    assert await service.games_for_user(1) == []
+    fresh = await service.create_lobby(chat=CHAT, creator=USERS[1])
+    assert fresh["game_id"] != view["game_id"]

@@ -86,12 +86,24 @@ async def test_conflicting_workers_keep_one_history(
     service: GameService, redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
     game_id, start = await six_humans(service)
+    heard: list[int] = []
+
+    async def listen() -> None:
+        async for version in service.listen(game_id):
+            heard.append(version)
+
+    listener = asyncio.create_task(listen())
+    await asyncio.sleep(0.2)  # subscribed
     outs = [tmp_path / f"acks{i}.jsonl" for i in range(3)]
     procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "4") for o in outs]
     await wait_all(procs, 60)
     assert [p.returncode for p in procs] == [0, 0, 0]
     acks = read_acks(outs)
     log = await check_integrity(service, game_id, start, acks)
+    await asyncio.sleep(0.2)
+    listener.cancel()
+    # pub/sub carried the other processes' commits here, in order, up to the last one
+    assert heard and heard == sorted(heard) and heard[-1] == start + len(log)
     assert len(acks) == len(log) >= 20
     assert sum(1 for o in outs if o.exists() and o.read_text()) >= 2  # real contention
 
