@@ -66,7 +66,7 @@ def forged_init_data(rng: random.Random, user_id: int) -> list[tuple[str, str]]:
     no_hash = {k: v for k, v in fields.items() if k != "hash"}
     out.append(("no_hash", _resign_free(no_hash)))
     out.append(("duplicated_field", good + "&auth_date=1"))
-    out.append(("garbage", "".join(rng.choice("%&=+;?#\x7f abc") for _ in range(40))))
+    out.append(("garbage", "".join(rng.choice("%&=+;?# abc") for _ in range(40))))
     out.append(("empty_hash", _resign_free({**fields, "hash": ""})))
     out.append(("user_not_json", urlencode({**no_hash, "user": "{not json"})))
     return out
@@ -139,6 +139,10 @@ def deep(levels: int, kind: str = "[") -> bytes:
     if kind == "[":
         return b"[" * levels + b"]" * levels
     return b'{"a":' * levels + b"1" + b"}" * levels
+
+
+# deeply nested JSON: Python's json raises RecursionError, which read_json does not catch
+DEEP_KINDS = frozenset({"deep_array", "deep_object", "deep_in_move", "deep_create"})
 
 
 def body_cases(rng: random.Random) -> list[tuple[str, str, bytes, str]]:
