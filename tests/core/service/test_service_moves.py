@@ -108,6 +108,11 @@ async def test_leave_mid_game_computer_takes_seat(service: GameService) -> None:
     assert await service.fire_due() == 1
     after = await service.view(game_id, None)
     assert after["version"] == view["version"] + 1 and after["current_seat"] != seat
+    # log versions stay true after a service-only commit (the leave) in between
+    assert after["log"][-1]["version"] == after["version"]
+    assert [e["version"] for e in await service.log(game_id, view["version"])] == [
+        after["version"]
+    ] * len(await service.log(game_id, view["version"]))
     # the other humans leave too: nobody is left to play for, the game is cancelled
     for other in USERS[:3]:
         if other.user_id != user:
