@@ -55,7 +55,7 @@ class ServiceCore:
         self.config = config or ServiceConfig()
         self._clock = clock or (lambda: int(time.time() * 1000))
         self._ai = ai
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
         self._warning_handlers: list[WarningHandler] = []
         self.fired = 0  # timers this process fired (tests, metrics)
@@ -66,13 +66,21 @@ class ServiceCore:
 
     @contextlib.asynccontextmanager
     async def _lock(self, game_id: str) -> AsyncIterator[None]:
-        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        """Per-game lock inside this process (cuts conflicts; the CAS keeps correctness).
+
+        Reference-counted so the entry is dropped only when nobody holds or awaits it.
+        """
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
+        self._locks[game_id] = (lock, users + 1)
         try:
             async with lock:
                 yield
         finally:
-            if not lock.locked() and self._locks.get(game_id) is lock:
+            lock, users = self._locks[game_id]
+            if users <= 1:
                 del self._locks[game_id]
+            else:
+                self._locks[game_id] = (lock, users - 1)
 
     async def _load(self, game_id: str) -> Loaded:
         if not isinstance(game_id, str) or not 1 <= len(game_id) <= 64:

@@ -164,6 +164,10 @@ async def test_computer_game_driven_by_timers_finishes(store: GameStore, clock: 
     assert [e["v"] for e in log] == list(range(log[0]["v"], log[0]["v"] + len(log)))
     record = await store.archived(game_id)
     assert record is not None and len(record["rounds"]) == 2
+    assert all(r["winners"] and len(r["gold"]) == 5 for r in record["rounds"])
+    assert [sum(g) for g in zip(*(r["gold"] for r in record["rounds"]), strict=True)] == (
+        record["final"]
+    )
     assert record["seats"][0]["user_id"] == 1 and record["final"] == final["final"]["gold"]
     stats = await service.stats_for_user(1)
     assert stats["games"] == 1 and stats["rounds"] == 2
@@ -248,3 +252,14 @@ async def test_abandoned_lobby_expires(store: GameStore, clock: Clock) -> None:
     assert await service.games_for_user(1) == []
     fresh = await service.create_lobby(chat=CHAT, creator=USERS[1])
     assert fresh["game_id"] != view["game_id"]
+
+
+async def test_concurrent_submits_in_one_process(service: GameService) -> None:
+    game_id = await human_game(service)
+    user = await actor_user(service, game_id)
+    view = await service.view(game_id, user)
+    results = await asyncio.gather(
+        *(service.submit(game_id, user, m, view["version"]) for m in view["legal_moves"][:5])
+    )
+    assert sorted(r.status for r in results) == ["ok"] + ["stale"] * (len(results) - 1)
+    assert not service._locks  # nothing left behind
