@@ -57,7 +57,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                      redis_max_connections=args.redis_max_connections)
     if args.scenario == "kill":
         every = args.every or 3.0
-        cfg.duration = args.kills * (every + 2.5) + 5
+        cfg.duration = args.kills * (every + 3.5) + 5
         return await run_load(cfg, during=kill_workers(args.kills, every))
     if args.scenario == "redis-restart":
         every = args.every or 20.0

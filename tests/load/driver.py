@@ -57,6 +57,7 @@ class Driver:
         self._replacing: set[asyncio.Task[None]] = set()
         self.replace_finished = True
         self.use_ws = True
+        self._ws_gate = asyncio.Semaphore(32)
 
     def _user(self) -> int:
         self._next_user += 1
@@ -132,25 +133,33 @@ class Driver:
         first = True
         while not game.done:
             try:
-                ws = await self.api.socket(token, game.game_id)
+                # paced: clients open their sockets over a moment, not all in one tick
+                async with self._ws_gate:
+                    ws = await self.api.socket(token, game.game_id)
+                    hello = await ws.receive(timeout=30)
                 if not first:
                     self.stats.ws_reconnects += 1
                 first = False
+                self._notice(game, hello)
                 async for msg in ws:
-                    if msg.type != aiohttp.WSMsgType.TEXT:
-                        continue
-                    now = time.perf_counter()
-                    with contextlib.suppress(ValueError, KeyError, TypeError):
-                        version = int(json.loads(msg.data)["version"])
-                        if version > game.pushed:
-                            game.pushed = version
-                            game.push_at[version] = now
+                    self._notice(game, msg)
                 await ws.close()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 pass
             await asyncio.sleep(0.5)
+
+    @staticmethod
+    def _notice(game: Game, msg: aiohttp.WSMessage) -> None:
+        if msg.type != aiohttp.WSMsgType.TEXT:
+            return
+        now = time.perf_counter()
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            version = int(json.loads(msg.data)["version"])
+            if version > game.pushed:
+                game.pushed = version
+                game.push_at[version] = now
 
     async def close_sockets(self) -> None:
         for task in self._sockets:
