@@ -21,11 +21,18 @@ from core.store.memory import MemoryStore
 from core.store.redis_store import RedisStore
 
 
-def open_store(redis_url: str | None, *, prefix: str = "sab:") -> GameStore:
+def open_store(
+    redis_url: str | None,
+    *,
+    prefix: str = "sab:",
+    archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+) -> GameStore:
     """Redis when a URL is configured, else the in-process store (one worker)."""
     if redis_url:
-        return RedisStore.from_url(redis_url, prefix=prefix)
-    return MemoryStore()
+        return RedisStore.from_url(
+            redis_url, prefix=prefix, archive_retention_s=archive_retention_s
+        )
+    return MemoryStore(archive_retention_s=archive_retention_s)
 
 
 __all__ = [
