@@ -191,6 +191,8 @@ class Driver:
             for seat in seats:
                 reply = await self.api.view(game.tokens[seat], game.game_id)
                 stats.get_ms.append(reply.ms)
+                if reply.server_ms is not None:
+                    stats.server_get_ms.append(reply.server_ms)
                 if reply.status != 200:
                     stats.errors[f"GET {reply.status}"] += 1
                     stats.error_times.append(time.monotonic())

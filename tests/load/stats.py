@@ -35,6 +35,7 @@ class Stats:
     get_ms: list[float] = field(default_factory=list)  # GET view round trip
     move_ms: list[float] = field(default_factory=list)  # scheduled slot -> POST answered
     server_ms: list[float] = field(default_factory=list)  # Server-Timing of POST moves
+    server_get_ms: list[float] = field(default_factory=list)  # Server-Timing of GET views
     statuses: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     scheduled: int = 0
@@ -65,6 +66,7 @@ class Stats:
             "post_move_ms": dist(self.post_ms),
             "get_view_ms": dist(self.get_ms),
             "slot_to_answer_ms": dist(self.move_ms),
-            "server_ms": dist(self.server_ms) if self.server_ms else None,
+            "server_post_move_ms": dist(self.server_ms) if self.server_ms else None,
+            "server_get_view_ms": dist(self.server_get_ms) if self.server_get_ms else None,
             "ws_reconnects": self.ws_reconnects,
         }
