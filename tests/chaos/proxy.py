@@ -62,6 +62,11 @@ class Proxy:
         self.cut = False
 
 
+def _can_connect(port: int) -> bool:
+    with socket.create_connection((HOST, port), 1):
+        return True
+
+
 def _reset(writer: asyncio.StreamWriter) -> None:
     """Close with RST (SO_LINGER 0), as a dropped network path looks to the peer."""
     with contextlib.suppress(Exception):
@@ -105,8 +110,7 @@ class ProxyProcess:
              "--max-seconds", str(self.max_seconds)],
             start_new_session=True,
         )
-        wait_until(lambda: socket.create_connection((HOST, self.port), 1).close() is None,
-                   15, "redis proxy")
+        wait_until(lambda: _can_connect(self.port), 15, "redis proxy")
         return self
 
     def cut(self) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import redis
 
 from tests.chaos.proxy import ProxyProcess
-from tests.load.run import Env
+from tests.load.run import Env, Hook
 from tests.load.stats import dist
 
 
@@ -39,7 +39,7 @@ async def _wait_workers(env: Env, timeout: float = 30.0) -> float | None:
     return None
 
 
-def kill_workers(kills: int, every: float, seed: int = 7) -> Any:
+def kill_workers(kills: int, every: float, seed: int = 7) -> Hook:
     """kill -9 a random worker every ``every`` seconds, ``kills`` times."""
 
     async def hook(env: Env) -> None:
@@ -86,7 +86,7 @@ def _outage_figures(env: Env, began: float, ended: float) -> dict[str, Any]:
     }
 
 
-def restart_redis(restarts: int, every: float, down: float = 1.0) -> Any:
+def restart_redis(restarts: int, every: float, down: float = 1.0) -> Hook:
     """kill -9 Redis (AOF, fsync always) and start it again on the same port and dir."""
 
     async def hook(env: Env) -> None:
@@ -109,7 +109,7 @@ def restart_redis(restarts: int, every: float, down: float = 1.0) -> Any:
     return hook
 
 
-def cut_redis(proxy: ProxyProcess, cuts: int, every: float, down: float = 3.0) -> Any:
+def cut_redis(proxy: ProxyProcess, cuts: int, every: float, down: float = 3.0) -> Hook:
     """Cut every worker<->Redis connection at a proxy for ``down`` s; then CLIENT KILL."""
 
     async def hook(env: Env) -> None:

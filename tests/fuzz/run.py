@@ -72,6 +72,8 @@ class Fuzzer:
     def __init__(self, api: Api, driver: Driver, rng: random.Random, tally: Tally) -> None:
         self.api, self.driver, self.rng, self.tally = api, driver, rng, tally
         self.gate = asyncio.Semaphore(8)
+        self.stranger = ""  # a signed-in user seated nowhere
+        self.seen: dict[str, dict[int, dict[str, Any]]] = {}  # game id -> views by seat
 
     async def send(self, kind: str, method: str, path: str, *, headers: dict[str, str],
                    raw: bytes | None, expect: str) -> Reply | None:
@@ -156,8 +158,7 @@ class Fuzzer:
                         raw=body(move, view["version"] + 5), expect="4xx")
         await self.send("semantic:timeout", "POST", path, headers=h,
                         raw=body({"type": "timeout"}), expect="4xx")
-        stranger = self.driver.strangers[0]
-        sh = {"Authorization": f"Bearer {stranger}", "Content-Type": "application/json"}
+        sh = {"Authorization": f"Bearer {self.stranger}", "Content-Type": "application/json"}
         await self.send("semantic:stranger_move", "POST", path, headers=sh, raw=body(move),
                         expect="4xx")
         await self.send("semantic:stranger_start", "POST", f"/api/games/{game.game_id}/start",
@@ -167,9 +168,9 @@ class Fuzzer:
         """Legal moves with fields broken; every tenth a clean move keeps games moving."""
         for i in range(count):
             game = self.game()
-            views = await self._views(game) if i % 4 == 0 or not hasattr(game, "_fz") else \
-                game._fz  # type: ignore[attr-defined]
-            game._fz = views  # type: ignore[attr-defined]
+            views = self.seen.get(game.game_id)
+            if views is None or i % 4 == 0:
+                views = self.seen[game.game_id] = await self._views(game)
             actor = next((s for s, v in views.items() if v.get("legal_moves")), None)
             if actor is None:
                 continue
@@ -187,14 +188,13 @@ class Fuzzer:
             reply = await self.send("mutation", "POST", f"/api/games/{game.game_id}/moves",
                                     headers=h, raw=raw, expect="not5xx")
             if reply is not None and reply.status == 200:
-                game._fz = await self._views(game)  # type: ignore[attr-defined]
+                self.seen[game.game_id] = await self._views(game)
                 if not clean:
                     self.tally.accepted_mutations += 1
 
     async def paths(self, count: int) -> None:
         jobs = []
-        token = self.driver.strangers[0]
-        h = {"Authorization": f"Bearer {token}"}
+        h = {"Authorization": f"Bearer {self.stranger}"}
         for _ in range(count):
             junk_id = self.rng.choice(["..%2F..%2Fetc", "x" * 65, "a b", "%00", "ÿ", "-",
                                        "AAAAAAAAAAAA", "_" * 64, "%2e%2e"])
@@ -326,9 +326,9 @@ async def run_fuzz(*, requests: int = 10_000, games: int = 20, workers: int = 2,
             api = Api(server.base_url, http)
             driver = Driver(api, seed=seed)
             await driver.setup(games)
-            driver.strangers = [await api.login(driver._user(), "Stranger")]  # type: ignore[attr-defined]
             began = time.monotonic()
             fuzzer = Fuzzer(api, driver, rng, tally)
+            fuzzer.stranger = await api.login(driver._user(), "Stranger")
             await fuzzer.forgeries(max(1, requests // 1200))
             await fuzzer.bodies(max(1, requests // 500), skip)
             for game in driver.games:

@@ -183,9 +183,10 @@ class Driver:
         stats = self.stats
         try:
             seats = list(game.tokens)
-            if game.current_seat in game.tokens:
-                seats.remove(game.current_seat)  # type: ignore[arg-type]
-                seats.insert(0, game.current_seat)  # type: ignore[arg-type]
+            current = game.current_seat
+            if current is not None and current in game.tokens:
+                seats.remove(current)
+                seats.insert(0, current)
             view: dict[str, Any] | None = None
             seat = -1
             for seat in seats:

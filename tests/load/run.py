@@ -12,7 +12,7 @@ import contextlib
 import os
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -56,7 +56,7 @@ class Env:
     notes: dict[str, Any] = field(default_factory=dict)
 
 
-Hook = Callable[[Env], Awaitable[None]]
+Hook = Callable[[Env], Coroutine[Any, Any, None]]
 
 
 def _delete_prefix(url: str, prefix: str) -> None:
@@ -128,7 +128,7 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         try:
             for i, rate in enumerate(cfg.rates):
                 cpu0, t0 = server.cpu_seconds(), time.monotonic()
-                chaos = None
+                chaos: asyncio.Task[None] | None = None
                 if during is not None and i == len(cfg.rates) - 1:
                     chaos = asyncio.create_task(during(env))
                 stats = await driver.play(rate, cfg.duration)

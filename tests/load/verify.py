@@ -82,6 +82,8 @@ def check_game(raw_record: Any, raw_log: list[str]) -> tuple[str | None, dict[in
     if state.seq != len(log):
         return f"engine seq {state.seq} but {len(log)} logged moves", by_version
     moves = [{k: v for k, v in e.items() if k != "v"} for e in log]
+    if meta.seed is None:
+        return "started game without a seed", by_version
     try:
         replayed = engine.replay(state.config, meta.seed, moves)
     except Exception as exc:  # a log that does not replay is corruption
