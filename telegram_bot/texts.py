@@ -103,6 +103,9 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
     edition = t.pgettext("edition", str(view.get("edition", "classic")))
     head = "⛏ <b>" + t.gettext("Round {r}/{n}", r=view.get("round", 1),
                                  n=view.get("rounds", 3)) + f"</b> · {esc(edition)}"
+    turn_time = (view.get("settings") or {}).get("turn_time")
+    if turn_time and status in ("playing", "stealing"):
+        head += f" · ⏱ {turn_time_text(t, int(turn_time))}"
     lines = [head]
     current = view.get("current_seat")
     if status in ("playing", "stealing") and current is not None:
