@@ -87,9 +87,13 @@ class Meta:
 
     @classmethod
     def from_json(cls, raw: str) -> Meta:
+        """Unknown fields are ignored, so a worker of the previous release can read a game
+        a newer worker wrote during a rolling deploy."""
         data = json.loads(raw)
-        data["seats"] = [Seat(**s) for s in data.get("seats", [])]
-        return cls(**data)
+        data["seats"] = [
+            Seat(**{k: v for k, v in s.items() if k in _SEAT_FIELDS}) for s in data.get("seats", [])
+        ]
+        return cls(**{k: v for k, v in data.items() if k in _META_FIELDS})
 
     # ------------------------------------------------------------------- queries
     @property

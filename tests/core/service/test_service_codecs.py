@@ -1,4 +1,4 @@
-"""The compact move-log codec round-trips every move shape."""
+"""Storage codecs: the compact move log and the service meta JSON."""
 
 from __future__ import annotations
 
@@ -30,3 +30,16 @@ def test_round_trip_and_compact() -> None:
         assert movelog.decode(raw) == entry
     assert movelog.encode(ENTRIES[1]) == '[8,2,"place_path","ab3cd",1,-2,true]'
     assert movelog.encode(ENTRIES[0]) == "[7]"
+
+
+def test_meta_round_trip_ignores_unknown_fields() -> None:
+    import json
+
+    from core.service.meta import Meta, Seat
+
+    meta = Meta(game_id="g", creator=1, seats=[Seat(1, "Ann"), Seat(None, "C", computer=True)])
+    assert Meta.from_json(meta.to_json()) == meta
+    data = json.loads(meta.to_json())
+    data["future_field"] = 1
+    data["seats"][0]["future_seat_field"] = 2
+    assert Meta.from_json(json.dumps(data)) == meta
