@@ -1,0 +1,228 @@
+"""Engine benchmark (issue 3 performance targets), one process pinned to one core.
+
+    .venv/bin/python benchmarks/engine_bench.py              # all three, JSON lines
+    .venv/bin/python benchmarks/engine_bench.py --profile    # + cProfile of the sim games
+
+1. `legal_moves` of a 6-card hand (4 tunnels, a ladder, a rockfall) on a crowded
+   Saboteur 2 maze of >= 60 path cards, median and p95 (target <= 0.3 ms). Three cases:
+   `fresh` (a board object never queried: the whole frontier is computed), `after_move`
+   (the board a placement just produced from a queried parent: what play does), `cached`
+   (the same state asked again, e.g. view + legal moves).
+2. `apply_move` median over moves sampled from random games (target <= 50 us), by kind.
+3. complete classic 10-player 3-round random games per second, as `core.sim --no-check`
+   runs them (target >= 100 games/s, aim 200).
+
+Figures and their discussion: docs/benchmarks/engine.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from core.engine import GameConfig, GameState, apply_move, legal_moves, new_game
+from core.engine.board import GOAL_SET, START_KEY, Board, unkey
+from core.engine.cards import CARD_LIST, GOLD, MASK
+from core.sim import parse_args, simulate, walk
+
+
+def pin(cpu: int | None) -> list[int]:
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {cpu})
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def quantiles(xs: list[float]) -> dict[str, float]:
+    xs = sorted(xs)
+    return {
+        "median_us": round(statistics.median(xs) * 1e6, 1),
+        "p95_us": round(xs[int(0.95 * (len(xs) - 1))] * 1e6, 1),
+        "n": len(xs),
+    }
+
+
+# ---------------------------------------------------------------- crowded maze
+
+
+def crowded_board(seed: int, size: int = 60) -> Board:
+    """A maze of `size`+ path cards, grown by random legal placements (gold left hidden)."""
+    rng = random.Random(seed)
+    state = new_game(GameConfig.from_options("expansion", 6, {}), seed)
+    board = state.rs.board
+    paths = [i for i, c in enumerate(CARD_LIST) if c.category == "path" and not c.ladder]
+    misses = 0
+    while sum(1 for k in board.cells if k != START_KEY and k not in GOAL_SET) < size:
+        if misses > 200:  # dead ends closed the maze: start again
+            board, misses = state.rs.board, 0
+        idx = rng.choice(paths)
+        o = 2 * idx + rng.randrange(2)
+        spots = [k for k, packed in board.frontier() if packed >> MASK[o] & 1]
+        if not spots:
+            misses += 1
+            continue
+        x, y = unkey(rng.choice(spots))
+        new, newly = board.place(o, x, y)
+        if any(board.goals[g] == GOLD for g in newly):
+            continue
+        board = new
+    return board
+
+
+def crowded_state(seed: int) -> tuple[GameState, int]:
+    """A playing Saboteur 2 state on the crowded maze, the actor holding the test hand."""
+    state = new_game(GameConfig.from_options("expansion", 6, {}), seed)
+    rs = state.rs
+    board = crowded_board(seed)
+    want = ["S1_CURVE_NE", "S1_T_NES", "S2_DOOR_BLUE_NE", "S2_CRYSTAL_T_NEW", "S2_LADDER_ES"]
+    want.append("ROCKFALL")
+    hand: list[int] = []
+    for w in want:
+        hand.append(next(p for p, c in enumerate(rs.table.cards) if CARD_LIST[c].id == w))
+    seat = rs.current
+    assert seat is not None
+    hands = list(rs.hands)
+    hands[seat] = tuple(hand)
+    return replace(state, rs=replace(rs, board=board, hands=tuple(hands))), seat
+
+
+def fresh(board: Board) -> Board:
+    return Board(dict(board.cells), board.goals, board.revealed, board.bounded, dict(board.conn))
+
+
+def bench_legal_moves(seed: int, reps: int) -> dict[str, Any]:
+    state, seat = crowded_state(seed)
+    board = state.rs.board
+    cards = sum(1 for k in board.cells if k != START_KEY and k not in GOAL_SET)
+    out: dict[str, Any] = {"maze_cards": cards, "hand": [], "moves": 0}
+    out["hand"] = [CARD_LIST[state.rs.table.cards[p]].id for p in state.rs.hands[seat]]
+    out["moves"] = len(legal_moves(state, seat))
+    # fresh: a board nobody asked yet
+    times = []
+    for _ in range(reps):
+        s = replace(state, rs=replace(state.rs, board=fresh(board)))
+        t0 = time.perf_counter()
+        legal_moves(s, seat)
+        times.append(time.perf_counter() - t0)
+    out["fresh"] = quantiles(times)
+    # after_move: the board one placement made from a parent whose frontier is known
+    rng = random.Random(seed)
+    parent = fresh(board)
+    parent.frontier()
+    orients = [2 * i + r for i, c in enumerate(CARD_LIST) if c.is_path and not c.ladder
+               for r in (0, 1)]  # fmt: skip
+    spots = [(k, o) for k, packed in parent.frontier() for o in orients if packed >> MASK[o] & 1]
+    times = []
+    for _ in range(reps):
+        k, o = rng.choice(spots)
+        x, y = unkey(k)
+        child, _ = parent.place(o, x, y)
+        s = replace(state, rs=replace(state.rs, board=child))
+        t0 = time.perf_counter()
+        legal_moves(s, seat)
+        times.append(time.perf_counter() - t0)
+    out["after_move"] = quantiles(times)
+    times = []
+    legal_moves(state, seat)
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        legal_moves(state, seat)
+        times.append(time.perf_counter() - t0)
+    out["cached"] = quantiles(times)
+    return out
+
+
+# ---------------------------------------------------------------- apply_move
+
+
+def bench_apply(seed: int, samples: int) -> dict[str, Any]:
+    rng = random.Random(seed)
+    pairs: list[tuple[GameState, int, dict[str, Any]]] = []
+    configs = [("classic", 10), ("classic", 5), ("expansion", 6)]
+    g = 0
+    while len(pairs) < samples:
+        ed, n = configs[g % len(configs)]
+        for before, entry, _after in walk(GameConfig.from_options(ed, n, {}), seed + g):
+            if "seat" in entry and before.phase == "playing" and rng.random() < 0.3:
+                pairs.append((before, entry["seat"], entry["move"]))
+        g += 1
+    by_kind: dict[str, list[float]] = {}
+    allt: list[float] = []
+    reps = 5
+    for state, seat, move in pairs[:samples]:
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            apply_move(state, seat, move)
+        dt = (time.perf_counter() - t0) / reps
+        allt.append(dt)
+        kind = move["type"] if move["type"] in ("place_path", "discard") else "action"
+        by_kind.setdefault(kind, []).append(dt)
+    return {"all": quantiles(allt), **{k: quantiles(v) for k, v in sorted(by_kind.items())}}
+
+
+# ---------------------------------------------------------------- whole games
+
+
+SIM_ARGS = ["--games", "200", "--players", "10", "--edition", "classic", "--no-check"]
+
+
+def bench_games(runs: int, profile: bool) -> dict[str, Any]:
+    best: dict[str, Any] | None = None
+    for r in range(runs):
+        res = simulate(parse_args([*SIM_ARGS, "--seed", str(1 + 1000 * r)]))
+        if best is None or res["games_per_sec"] > best["games_per_sec"]:
+            best = res
+    assert best is not None
+    out = {k: best[k] for k in ("games", "rounds", "moves", "seconds", "games_per_sec",
+                                "moves_per_sec")}  # fmt: skip
+    if profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        simulate(parse_args([*SIM_ARGS, "--seed", "1"]))
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(15)
+        out["profile"] = buf.getvalue()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--cpu", type=int, default=1, help="core to pin to (default 1)")
+    p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--reps", type=int, default=2000)
+    p.add_argument("--samples", type=int, default=3000)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--only", choices=["legal", "apply", "games"], default=None)
+    p.add_argument("--profile", action="store_true")
+    ns = p.parse_args(argv)
+    cpus = pin(ns.cpu)
+    head = {"python": sys.version.split()[0], "cpus": cpus, "load": os.getloadavg()[0]}
+    print(json.dumps({"bench": "env", **head}))
+    if ns.only in (None, "legal"):
+        print(json.dumps({"bench": "legal_moves", **bench_legal_moves(ns.seed, ns.reps)}))
+    if ns.only in (None, "apply"):
+        print(json.dumps({"bench": "apply_move", **bench_apply(ns.seed, ns.samples)}))
+    if ns.only in (None, "games"):
+        res = bench_games(ns.runs, ns.profile)
+        prof = res.pop("profile", None)
+        print(json.dumps({"bench": "classic_10p_games", "args": SIM_ARGS, **res}))
+        if prof:
+            print(prof)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
