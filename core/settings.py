@@ -45,6 +45,9 @@ class Settings:
     default_language: str = "en"
     board_font: str | None = None
     api_only: bool = False
+    lobby_idle_hours: int = 24
+    game_idle_hours: int = 72
+    archive_retention_days: int = 90
 
     @property
     def runs_bot(self) -> bool:
@@ -86,4 +89,7 @@ class Settings:
             default_language=language,
             board_font=opt("BOARD_FONT"),
             api_only=(opt("API_ONLY") or "0").lower() in ("1", "true", "yes"),
+            lobby_idle_hours=max(1, _int(env, "LOBBY_IDLE_HOURS", 24)),
+            game_idle_hours=max(1, _int(env, "GAME_IDLE_HOURS", 72)),
+            archive_retention_days=max(1, _int(env, "ARCHIVE_RETENTION_DAYS", 90)),
         )

@@ -28,7 +28,7 @@ from typing import Any
 
 from aiohttp import web
 
-from core.service import GameService
+from core.service import GameService, ServiceConfig
 from core.settings import Settings
 from core.store import open_store
 from miniapp.server import create_app
@@ -55,8 +55,18 @@ def check_settings(settings: Settings) -> list[str]:
 
 def build_web_app(settings: Settings, *, worker: int = 0) -> web.Application:
     """The aiohttp application of one worker: service, API, static page, bot and timers."""
-    store = open_store(settings.redis_url, prefix=settings.redis_prefix)
-    service = GameService(store)
+    store = open_store(
+        settings.redis_url,
+        prefix=settings.redis_prefix,
+        archive_retention_s=settings.archive_retention_days * 86400,
+    )
+    service = GameService(
+        store,
+        ServiceConfig(
+            lobby_ttl_s=settings.lobby_idle_hours * 3600,
+            game_ttl_s=settings.game_idle_hours * 3600,
+        ),
+    )
     app = create_app(service, settings)
 
     async def store_and_timers(_app: web.Application) -> AsyncIterator[None]:
