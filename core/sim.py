@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import sys
 import time
@@ -403,7 +404,10 @@ def play_game(
             from core.ai import choose_move
 
             level = parse_kind(assign.kind_for(state.rs.roles[seat]))[1]
-            move = choose_move(view_for(state, seat), level=level, seed=rng.randrange(1 << 30))
+            view = view_for(state, seat)
+            move = choose_move(view, level=level, seed=rng.randrange(1 << 30))
+            if move not in view["legal_moves"]:
+                run.violations.append(f"game {seed} seq {state.seq}: ai chose unlisted {move}")
         else:
             move = rng.choice(legal_moves(state, seat))
         before = state
@@ -528,9 +532,15 @@ def _tally_beliefs(prev: GameState, end: GameState, assign: Any, run: Run) -> No
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    from core.ai.evaluate import wilson as w
-
-    return w(k, n, z)
+    """95% Wilson score interval of k successes in n (a formula, kept here so that random
+    runs do not depend on core.ai importing)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 # ---------------------------------------------------------------------------- CLI
@@ -568,6 +578,8 @@ def parse_options(items: list[str]) -> dict[str, Any]:
 
 
 def _kind(k: str) -> str:
+    if k.strip().lower() == "random":
+        return "random"  # random runs never import core.ai
     from core.ai.evaluate import parse_kind
 
     kind, level = parse_kind(k)
@@ -623,16 +635,16 @@ def simulate(ns: argparse.Namespace) -> dict[str, Any]:
         "options": config.options(),
         "seed": ns.seed,
     }
+    rates = {}
+    for lab, k in outcomes.items():
+        lo, hi = wilson(k, run.rounds)
+        rates[lab] = {
+            "rate": round(k / max(1, run.rounds), 4),
+            "ci95": [round(lo, 4), round(hi, 4)],
+        }
+    result["win_rates"] = rates
+    result["agents"] = {"default": agents.default, **agents.by_side, **agents.by_role}
     if agents.uses_ai:
-        rates = {}
-        for lab, k in outcomes.items():
-            lo, hi = wilson(k, run.rounds)
-            rates[lab] = {
-                "rate": round(k / max(1, run.rounds), 4),
-                "ci95": [round(lo, 4), round(hi, 4)],
-            }
-        result["agents"] = {"default": agents.default, **agents.by_side, **agents.by_role}
-        result["win_rates"] = rates
         result["belief_accuracy"] = (
             round(run.belief_hits / run.belief_samples, 4) if run.belief_samples else None
         )
