@@ -136,6 +136,8 @@ class FakeBotAPI:
         self.webhook_url: str | None = None
         self.webhook_secret: str | None = None
         self.rate_limited: list[Call] = []
+        self.webhook_targets: list[str] = []
+        self._deliveries: set[asyncio.Task[int]] = set()
         self._updates: deque[dict[str, Any]] = deque()
         self._update_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count[int]] = defaultdict(lambda: itertools.count(1))
@@ -183,8 +185,18 @@ class FakeBotAPI:
         return chat
 
     def push_update(self, payload: dict[str, Any], update_id: int | None = None) -> int:
+        """Queue an update for getUpdates — or, with ``webhook_targets``, POST it to the
+        workers' webhooks in turn (as a load balancer in front of several workers would)."""
         uid = next(self._update_ids) if update_id is None else update_id
-        self._updates.append({"update_id": uid, **payload})
+        update = {"update_id": uid, **payload}
+        if self.webhook_targets:
+            target = self.webhook_targets[uid % len(self.webhook_targets)]
+            task = asyncio.get_running_loop().create_task(
+                self.deliver_webhook(update, url=target))
+            self._deliveries.add(task)
+            task.add_done_callback(self._deliveries.discard)
+        else:
+            self._updates.append(update)
         self._notify()
         return uid
 
