@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import random
 from typing import Any
 
 from bot_driver import (
@@ -14,10 +15,13 @@ from bot_driver import (
     join,
     open_lobby,
     panel_for,
+    play_turn,
     wait_async,
 )
 from conftest import BotEnv
 from fake_bot_api import FakeChat, FakeUser, buttons, find_button
+
+from core.service.models import ChatKey
 
 
 async def _players(env: BotEnv, names: list[str], *, started: bool = True) -> list[FakeUser]:
@@ -199,4 +203,18 @@ async def test_player_without_private_chat_gets_a_group_notice(fast_env: BotEnv)
     await asyncio.sleep(0.3)
     notices = [m for m in api.bot_messages(group.id) if "cannot write" in m.get("text", "")]
     assert len(notices) == 1
+    # Alice follows the button: her role and hand arrive, and she can play her turns
+    alice.press_start(button["url"].split("?start=", 1)[1])
+    await api.wait_for(lambda: api.last_bot_message(alice.id, lambda m: "🎭" in m.get(
+        "text", "")))
+    game_id = await env.service.game_for_chat(ChatKey(group.id, None))
+    assert game_id
+    for _ in range(4):  # a few turns, whoever's they are, all through private buttons
+        actor, version = await _actor(env, game_id, [alice, bob, chen])
+        await play_turn(env, actor, version, random.Random(version))
+
+        async def moved(v: int = version) -> bool:
+            return int((await env.service.view(game_id, None))["version"]) > v
+
+        await wait_async(moved)
     assert_no_leaks(env, None, set())
