@@ -37,7 +37,7 @@ def _source_messages() -> list[str | tuple[str, ...]]:
     return found
 
 
-def _catalog(language: str, domain: str = i18n.DOMAIN):  # type: ignore[no-untyped-def]
+def _catalog(language: str, domain: str = i18n.DOMAIN):
     with i18n.po_path(language, domain).open("rb") as f:
         return read_po(f, locale=language)
 

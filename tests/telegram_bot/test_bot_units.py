@@ -66,7 +66,7 @@ async def test_local_budget_never_exceeds_twenty_a_minute() -> None:
     import telegram_bot.runtime as runtime_module
 
     real = runtime_module.time.monotonic
-    runtime_module.time.monotonic = lambda: clock[0]  # type: ignore[assignment]
+    runtime_module.time.monotonic = lambda: clock[0]
     try:
         sent: list[float] = []
         while clock[0] < 300:
@@ -74,7 +74,7 @@ async def test_local_budget_never_exceeds_twenty_a_minute() -> None:
                 sent.append(clock[0])
             clock[0] += 0.25
     finally:
-        runtime_module.time.monotonic = real  # type: ignore[assignment]
+        runtime_module.time.monotonic = real
     for i, at in enumerate(sent):
         assert len([s for s in sent[i:] if s < at + 60]) <= 20
     assert len(sent) >= 70  # and it is not needlessly stingy (~15 a minute)
