@@ -37,7 +37,7 @@ from core.engine import (
     state_to_json,
     view_for,
 )
-from core.engine.board import GOAL_KEYS, START_KEY
+from core.engine.board import GOAL_KEYS, START_KEY, Board, full_conn
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
 from core.engine.setup import hand_size, role_cards
 from core.engine.state import REMOVED_S2
@@ -111,6 +111,12 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
             out.append(f"goal {g}: the maze shows another goal card")
     if rs.board.cells.get(START_KEY, -1) >> 1 != CARD_INDEX["S1_START"]:
         out.append("the start card is missing")
+    # the incremental caches (connection masks, frontier) agree with a full recomputation
+    b = rs.board
+    if b.conn != full_conn(b.cells):
+        out.append("incremental connection masks differ from a full flood")
+    elif b.frontier() != Board(dict(b.cells), b.goals, b.revealed, b.bounded).frontier():
+        out.append("incremental frontier differs from a fresh one")
     # hands
     h = hand_size(cfg)
     if any(len(hand) > h for hand in rs.hands):
