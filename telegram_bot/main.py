@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -24,7 +25,6 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from aiohttp import web
 
@@ -53,7 +53,7 @@ def check_settings(settings: Settings) -> list[str]:
     return problems
 
 
-def build_web_app(settings: Settings, *, worker: int = 0) -> web.Application:
+def build_web_app(settings: Settings) -> web.Application:
     """The aiohttp application of one worker: service, API, static page, bot and timers."""
     store = open_store(
         settings.redis_url,
@@ -87,41 +87,47 @@ def build_web_app(settings: Settings, *, worker: int = 0) -> web.Application:
         from telegram_bot.app import attach_bot, build_application
 
         attach_bot(app, build_application(settings, service), settings)
-    elif settings.local_mode and worker == 0:
-        _attach_local_table(app, service, settings)
     return app
 
 
-def _attach_local_table(app: web.Application, service: Any, settings: Settings) -> None:
-    """Local mode: once the server listens, create a game and print its URL."""
+async def serve(settings: Settings, *, worker: int = 0) -> None:
+    """Serve until SIGINT/SIGTERM; several workers bind the same port with SO_REUSEPORT.
+
+    The local table's URL is printed only once the socket listens, so it always opens.
+    """
+    app = build_web_app(settings)
+    runner = web.AppRunner(app, handle_signals=True, access_log=None, shutdown_timeout=5.0)
+    await runner.setup()
+    try:
+        site = web.TCPSite(
+            runner, settings.host, settings.port, reuse_port=settings.workers > 1
+        )
+        await site.start()
+        if settings.local_mode and worker == 0:
+            await announce_local_table(app, settings)
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+async def announce_local_table(app: web.Application, settings: Settings) -> None:
+    """Local mode: create a game against computer players and print its URL."""
+    from miniapp.keys import SERVICE
     from miniapp.local import start_local_table
 
-    async def announce(web_app: web.Application) -> None:
-        url = await start_local_table(service, settings, web_app)
-        print(
-            "\nSaboteur is running in local mode (no TELEGRAM_BOT_TOKEN).\n"
-            f"Open this link in your browser to play against computer players:\n\n  {url}\n\n"
-            "Press Ctrl+C to stop.",
-            flush=True,
-        )
-
-    app.on_startup.append(announce)
+    url = await start_local_table(app[SERVICE], settings, app)
+    print(
+        "\nSaboteur is running in local mode (no TELEGRAM_BOT_TOKEN).\n"
+        f"Open this link in your browser to play against computer players:\n\n  {url}\n\n"
+        "Press Ctrl+C to stop.",
+        flush=True,
+    )
 
 
 def run_worker(settings: Settings, worker: int = 0) -> None:
-    """Serve until stopped; several workers bind the same port with SO_REUSEPORT."""
     _configure_logging()
-    app = build_web_app(settings, worker=worker)
-    web.run_app(
-        app,
-        host=settings.host,
-        port=settings.port,
-        reuse_port=settings.workers > 1,
-        print=None,
-        access_log=None,
-        handle_signals=True,
-        shutdown_timeout=5.0,
-    )
+    with contextlib.suppress(KeyboardInterrupt, web.GracefulExit):
+        asyncio.run(serve(settings, worker=worker))
 
 
 def supervise(settings: Settings) -> None:
