@@ -146,7 +146,7 @@ async def delete_prefixed(url: str, prefix: str) -> int:
         if batch:
             deleted += await client.unlink(*batch)
     finally:
-        await client.aclose()  # type: ignore[attr-defined]  # types-redis predates aclose
+        await client.aclose()
     return deleted
 
 
@@ -157,7 +157,7 @@ async def redis_client(redis_url: str, redis_prefix: str) -> AsyncIterator[redis
         yield client
     finally:
         try:
-            await client.aclose()  # type: ignore[attr-defined]
+            await client.aclose()
         finally:
             await delete_prefixed(redis_url, redis_prefix)
 

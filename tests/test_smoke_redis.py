@@ -33,4 +33,4 @@ async def test_prefixes_are_unique_and_cleanup_deletes_only_them(
         assert await client.get(f"{neighbour}c") == b"3"
     finally:
         await client.delete(f"{neighbour}c")
-        await client.aclose()  # type: ignore[attr-defined]
+        await client.aclose()

@@ -49,6 +49,19 @@ def _deadline_args(deadline: Deadline | Keep | None) -> list[str]:
     return ["set", str(int(deadline.at_ms)), warn]
 
 
+def _str(value: Any) -> str:
+    """Replies are ``str`` (the client decodes responses); redis-py types them loosely."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _strs(values: Any) -> list[str]:
+    return [_str(v) for v in values]
+
+
+def _str_map(values: Any) -> dict[str, str]:
+    return {_str(k): _str(v) for k, v in values.items()}
+
+
 def anonymise(record: dict[str, Any], user_id: int) -> bool:
     """Drop a user's identity from an archived record (their seat stays, nameless)."""
     changed = False
@@ -105,7 +118,7 @@ class RedisStore:
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
-        raw: dict[str, str] = await self.redis.hgetall(self.keys.game(game_id))
+        raw = _str_map(await self.redis.hgetall(self.keys.game(game_id)))
         if not raw or "v" not in raw:
             return None
         presence = {k[2:]: int(v) for k, v in raw.items() if k.startswith("p:")}
@@ -148,7 +161,7 @@ class RedisStore:
         return CommitResult(False, int(version) if status == 0 else None)
 
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
-        return await self.redis.lrange(self.keys.log(game_id), start, end)
+        return _strs(await self.redis.lrange(self.keys.log(game_id), start, end))
 
     async def delete_game(self, game_id: str) -> None:
         record = await self.load(game_id)
@@ -170,14 +183,15 @@ class RedisStore:
         )
 
     async def get_adapter(self, game_id: str) -> dict[str, str]:
-        return await self.redis.hgetall(self.keys.adapter(game_id))
+        return _str_map(await self.redis.hgetall(self.keys.adapter(game_id)))
 
     # --------------------------------------------------------------------- indexes
     async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
         return bool(await self.redis.set(self.keys.chat(chat_id, topic_id), game_id, nx=True))
 
     async def chat_game(self, chat_id: int, topic_id: int | None) -> str | None:
-        return await self.redis.get(self.keys.chat(chat_id, topic_id))
+        raw = await self.redis.get(self.keys.chat(chat_id, topic_id))
+        return None if raw is None else _str(raw)
 
     async def unbind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
         return bool(await self._delete_if(keys=[self.keys.chat(chat_id, topic_id)], args=[game_id]))
@@ -189,7 +203,7 @@ class RedisStore:
         await self.redis.zrem(self.keys.user_games(user_id), game_id)
 
     async def user_games(self, user_id: int) -> list[str]:
-        return await self.redis.zrevrange(self.keys.user_games(user_id), 0, -1)
+        return _strs(await self.redis.zrevrange(self.keys.user_games(user_id), 0, -1))
 
     # ---------------------------------------------------------------------- timers
     async def claim_due(
@@ -257,14 +271,14 @@ class RedisStore:
                     self._dispatch(message["data"])
             except asyncio.CancelledError:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[attr-defined]
+                    await pubsub.aclose()
                 raise
             except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
                 log.warning("pub/sub connection lost (%s); reconnecting", exc)
             except RedisError:
                 log.exception("pub/sub error; reconnecting")
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[attr-defined]
+                await pubsub.aclose()
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
 
@@ -312,7 +326,7 @@ class RedisStore:
         return json.loads(raw) if raw else None
 
     async def archived_log(self, game_id: str) -> list[str]:
-        return await self.redis.lrange(self.keys.archive_log(game_id), 0, -1)
+        return _strs(await self.redis.lrange(self.keys.archive_log(game_id), 0, -1))
 
     async def _records(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
         if not game_ids:
@@ -324,17 +338,17 @@ class RedisStore:
         return [json.loads(raw) for raw in raws if raw]
 
     async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
-        ids = await self.redis.zrevrange(self.keys.user_stats(user_id), 0, limit - 1)
+        ids = _strs(await self.redis.zrevrange(self.keys.user_stats(user_id), 0, limit - 1))
         return await self._records(ids)
 
     async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
-        ids = await self.redis.zrevrange(self.keys.chat_stats(chat_id), 0, limit - 1)
+        ids = _strs(await self.redis.zrevrange(self.keys.chat_stats(chat_id), 0, limit - 1))
         return await self._records(ids)
 
     async def prune_archive(self, now_ms: int) -> int:
         k = self.keys
         cutoff = now_ms - self.archive_retention_s * 1000
-        old: list[str] = await self.redis.zrangebyscore(k.archive_index(), "-inf", cutoff)
+        old = _strs(await self.redis.zrangebyscore(k.archive_index(), "-inf", cutoff))
         for game_id in old:
             record = await self.archived(game_id) or {}
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -350,7 +364,7 @@ class RedisStore:
 
     async def delete_user_data(self, user_id: int) -> int:
         k = self.keys
-        ids: list[str] = await self.redis.zrange(k.user_stats(user_id), 0, -1)
+        ids = _strs(await self.redis.zrange(k.user_stats(user_id), 0, -1))
         changed = 0
         for game_id in ids:
             raw = await self.redis.get(k.archive(game_id))
@@ -376,4 +390,4 @@ class RedisStore:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._sub_task
             self._sub_task = None
-        await self.redis.aclose()  # type: ignore[attr-defined]
+        await self.redis.aclose()

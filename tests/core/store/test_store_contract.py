@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncGenerator
 
 from core.store import KEEP, Change, Deadline, GameStore
 
@@ -57,8 +58,8 @@ async def test_log_appends_in_order(store: GameStore) -> None:
         result = await store.commit("g1", version, f"s{i}", "m", entries, None, ttl_s=TTL)
         assert result.ok
         version = result.version or 0
-    entries = [json.loads(e) for e in await store.read_log("g1")]
-    assert [(e["i"], e["k"]) for e in entries] == [(1, 0), (2, 0), (2, 1), (4, 0)]
+    logged = [json.loads(e) for e in await store.read_log("g1")]
+    assert [(e["i"], e["k"]) for e in logged] == [(1, 0), (2, 0), (2, 1), (4, 0)]
     assert len(await store.read_log("g1", 1, 2)) == 2
     assert await store.read_log("g1", -1) == [json.dumps({"i": 4, "k": 0})]
 
@@ -188,6 +189,7 @@ async def test_listen_fans_out_versions(store: GameStore) -> None:
     assert await asyncio.wait_for(first, 2) == 2
     assert await asyncio.wait_for(all_first, 2) == Change("g2", 2)
     assert await asyncio.wait_for(anext(every), 2) == Change("g1", 2)
+    assert isinstance(one, AsyncGenerator) and isinstance(every, AsyncGenerator)
     await one.aclose()
     await every.aclose()
 

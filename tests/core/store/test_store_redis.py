@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 
 import redis.asyncio as aioredis
 from redis.crc import key_slot
@@ -48,6 +49,7 @@ async def test_pubsub_reconnects_and_resyncs(
         assert store.reconnects >= 1
         await store.commit("g1", 3, "s", "m", [], None, ttl_s=60)
         assert await asyncio.wait_for(anext(versions), 2) == 4
+        assert isinstance(versions, AsyncGenerator)
         await versions.aclose()
     finally:
         await admin.aclose()
