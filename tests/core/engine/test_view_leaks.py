@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from core.engine import GameConfig, GameState, view_for
+from core.engine import GameConfig, GameState, public_log, view_for
 from core.engine.board import GOAL_XY, Board
-from core.engine.state import REMOVED_S2, Table
-from core.sim import check_view, walk
+from core.engine.state import REMOVED_S2, Table, round_table
+from core.sim import LOG_KEYS, check_view, walk
 
 ROLE_NAMES = {
     "GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF", "GOLD_DIGGER_BLUE", "GOLD_DIGGER_GREEN",
@@ -188,6 +188,12 @@ def test_views_leak_nothing(edition: str, players: int, options: dict[str, Any])
             changed = diff(view, twin)
             assert not changed, (state.seq, seat, state.phase, changed[:5])
     assert states > 10 and "finished" in phases
+    # the whole public log (append-only, so the final one holds every entry ever shown)
+    iids = {i for r in range(1, config.rounds + 1) for i in round_table(seed, r, edition).iids}
+    for e in public_log(state):
+        allowed = LOG_KEYS[e["code"]] | {"seq", "seat", "code", "timeout"}
+        assert set(e) <= allowed, e
+        assert not {v for v in scalars(e) if isinstance(v, str)} & iids, e
 
 
 def test_perturbation_is_seen_by_an_omniscient_check() -> None:
