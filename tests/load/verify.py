@@ -93,6 +93,21 @@ def check_game(raw_record: Any, raw_log: list[str]) -> tuple[str | None, dict[in
     return None, by_version
 
 
+async def snapshot(store: RedisStore, game_id: str) -> tuple[Any, list[str]]:
+    """The record and its log as of one moment, though timers may still be committing.
+
+    Every move commit appends one log entry, so a record read between two log reads of the
+    same length belongs to that log.
+    """
+    for _ in range(20):
+        before = await store.read_log(game_id) or await store.archived_log(game_id)
+        record = await store.load(game_id)
+        after = await store.read_log(game_id) or await store.archived_log(game_id)
+        if len(before) == len(after):
+            return record, after
+    return record, after
+
+
 async def verify(
     redis_url: str, prefix: str, game_ids: Iterable[str], acks: Iterable[Ack]
 ) -> Verdict:
@@ -102,11 +117,10 @@ async def verify(
     try:
         for game_id in game_ids:
             verdict.games += 1
-            record = await store.load(game_id)
+            record, raw_log = await snapshot(store, game_id)
             if record is None:
                 verdict.lost.append(game_id)
                 continue
-            raw_log = await store.read_log(game_id) or await store.archived_log(game_id)
             verdict.log_entries += len(raw_log)
             try:
                 problem, by_version = check_game(record, raw_log)
