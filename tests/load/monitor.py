@@ -167,8 +167,18 @@ async def redis_memory_per_game(redis_url: str, prefix: str, game_ids: list[str]
             for key in keys.game_keys(game_id):
                 total += int(await client.memory_usage(key, samples=0) or 0)
             sizes.append(total)
+        every_key = [k async for k in client.scan_iter(match=prefix + "*", count=1000)]
+        all_bytes = 0
+        for i in range(0, len(every_key), 500):
+            async with client.pipeline(transaction=False) as pipe:
+                for key in every_key[i : i + 500]:
+                    pipe.memory_usage(key, samples=0)
+                all_bytes += sum(int(x or 0) for x in await pipe.execute())
         return {
             "games": len(game_ids),
+            # every key of the run (games, logs, per-user indexes, timers) per live game
+            "all_keys_per_game_kb": round(all_bytes / max(1, len(game_ids)) / 1024, 1),
+            "keys": len(every_key),
             "used_memory_growth_per_game_kb": round((used - baseline) / max(1, len(game_ids))
                                                     / 1024, 1),
             "memory_usage_keys_per_game_kb": round(sum(sizes) / max(1, len(sizes)) / 1024, 1),
