@@ -53,7 +53,7 @@ class TimerWatch:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.interval)
         finally:
-            await client.aclose()  # type: ignore[attr-defined]
+            await client.aclose()  # type: ignore[attr-defined, unused-ignore]
 
     async def _poll(self, client: aioredis.Redis, keys: Keys) -> None:
         ids = self.game_ids()
@@ -140,7 +140,7 @@ class Sampler:
         finally:
             self.client_cpu = (sum(me.cpu_times()[:2]) - cpu0) / max(1e-9,
                                                                     time.monotonic() - t0)
-            await client.aclose()  # type: ignore[attr-defined]
+            await client.aclose()  # type: ignore[attr-defined, unused-ignore]
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -185,4 +185,4 @@ async def redis_memory_per_game(redis_url: str, prefix: str, game_ids: list[str]
             "used_memory_mb": round(used / 2**20, 1),
         }
     finally:
-        await client.aclose()  # type: ignore[attr-defined]
+        await client.aclose()  # type: ignore[attr-defined, unused-ignore]
