@@ -30,12 +30,14 @@ from core.engine import (
     CATALOGUE,
     GameConfig,
     GameState,
+    actor,
     apply_move,
     legal_moves,
     new_game,
     state_from_json,
     state_to_json,
     view_for,
+    waiting_on,
 )
 from core.engine.board import GOAL_KEYS, START_KEY, Board, full_conn
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
@@ -191,6 +193,15 @@ def _check_phase(state: GameState) -> list[str]:
         return [f"unknown phase {ph!r}"]
     if ph != "round_over" and state.ready:
         return ["ready seats outside round_over"]
+    want: set[int] = set()
+    if ph in ("playing", "stealing") and cur is not None:
+        want = {cur}
+    elif ph == "round_over":
+        want = set(range(state.n)) - state.ready
+    if waiting_on(state) != want or actor(state) != (
+        cur if ph in ("playing", "stealing") else None
+    ):
+        return [f"{ph}: waiting_on {set(waiting_on(state))} / actor {actor(state)} inconsistent"]
     return []
 
 

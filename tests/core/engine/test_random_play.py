@@ -23,6 +23,7 @@ from core.engine import (
     MoveFormatError,
     Reason,
     apply_move,
+    apply_timeout,
     legal_moves,
 )
 from core.engine.cards import CARD_LIST, SYMMETRIC
@@ -165,7 +166,17 @@ def check_refusals(state: GameState, seat: int, rng: random.Random) -> int:
 
 
 def check_all_apply(state: GameState, seat: int) -> None:
-    for m in legal_moves(state, seat):
+    """Every listed move applies; the list is as API.md says: no duplicates, symmetric
+    cards once (upright), discard lists sorted."""
+    listed = legal_moves(state, seat)
+    assert len({repr(sorted(m.items())) for m in listed}) == len(listed)
+    table = state.rs.table
+    for m in listed:
+        if m["type"] == "place_path" and SYMMETRIC[table.cards[table.pos_of[m["card"]]]]:
+            assert m["rotated"] is False, m
+        if "cards" in m:
+            assert m["cards"] == sorted(m["cards"]), m
+    for m in listed:
         new, events = apply_move(state, seat, m)
         assert new.seq == state.seq + 1 and events and all(e["seq"] == new.seq for e in events)
 
@@ -199,6 +210,12 @@ def test_random_games_keep_invariants(
     assert len(after.results) == config.rounds
     assert check_state(after) == []
     # nothing is legal after the end
+    try:
+        apply_timeout(after)
+    except IllegalMove as exc:
+        assert exc.reason == Reason.WRONG_PHASE
+    else:
+        raise AssertionError("a timeout was applied after the game ended")
     for s in range(config.players):
         assert legal_moves(after, s) == []
         try:
