@@ -44,7 +44,7 @@ from miniapp.server import create_app
 TOKEN = "1:BENCH"
 STATIC = Path(__file__).resolve().parents[1] / "miniapp" / "static"
 PAGE_FILES = ["index.html", "style.css", "app.js", "api.js", "board.js", "cards.js", "i18n.js",
-              "icons.js", "tg.js", "ui.js"]
+              "icons.js", "tg.js", "ui.js", "sheets.js"]
 
 
 def init_data(user_id: int) -> str:

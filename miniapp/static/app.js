@@ -59,6 +59,7 @@ async function boot() {
 export async function openGame(id) {
   if (S.live) S.live.stop();
   S.gameId = id;
+  wanted = 0;
   S.view = null;
   S.shownEnd = null;
   board.fitted = false;
@@ -68,21 +69,28 @@ export async function openGame(id) {
   }
   await refetch();
   S.live = api.live(id, {
-    onOpen: () => refetch(),
-    onVersion: (v) => { if (!S.view || v > S.view.version) refetch(); },
+    onOpen: (v) => refetch(v),
+    onVersion: (v) => { if (!S.view || v > S.view.version) refetch(v); },
     onDown: () => ui.connection(false),
   });
 }
 
+// One fetch at a time; a version heard while a fetch is in flight is remembered, and the
+// view is fetched again when the answer turns out older than that version.
 let fetching = null;
-export async function refetch() {
+let wanted = 0;
+export async function refetch(atLeast = 0) {
   if (!S.gameId) return;
+  wanted = Math.max(wanted, atLeast);
   if (fetching) return fetching;
   fetching = (async () => {
     try {
-      const view = await api.getView(S.gameId);
-      setView(view);
-      ui.connection(true);
+      for (let i = 0; i < 5; i++) {
+        const view = await api.getView(S.gameId);
+        setView(view);
+        ui.connection(true);
+        if (view.version >= wanted) break;
+      }
     } catch (e) {
       if (e.status === 404) ui.message(t("noGame"));
       else if (e.status === 401) ui.message(t("sessionExpired"));

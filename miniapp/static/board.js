@@ -172,8 +172,20 @@ export class Board {
     b = b || this.bounds(this.view || {}, {});
     const [px, py] = this.pitch;
     const pad = 0.25;
-    this.vb = { x: (b.x0 - pad) * px, y: (b.y0 - pad) * py,
+    const vb = { x: (b.x0 - pad) * px, y: (b.y0 - pad) * py,
       w: (b.x1 - b.x0 + 1 + 2 * pad) * px - this.look.card.gap, h: (b.y1 - b.y0 + 1 + 2 * pad) * py - this.look.card.gap };
+    // Fill the element exactly (no "meet" offsets) and keep the column under the zoom
+    // buttons free, so they never cover a card or a target.
+    const r = this.svg.getBoundingClientRect();
+    const reserve = Number(this.svg.dataset.reserve || 0);
+    if (r.width > reserve * 3 && r.height > 0) {
+      const s = Math.max(vb.w / (r.width - reserve), vb.h / r.height);
+      vb.x -= ((r.width - reserve) * s - vb.w) / 2;
+      vb.y -= (r.height * s - vb.h) / 2;
+      vb.w = r.width * s;
+      vb.h = r.height * s;
+    }
+    this.vb = vb;
     this.home = { ...this.vb };
     this._apply();
   }

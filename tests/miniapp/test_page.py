@@ -277,7 +277,7 @@ async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
     return "discard"
 
 
-async def play_round(page: Page, errors: list[str]) -> dict[str, int]:
+async def play_round(page: Page, errors: list[str], service: GameService) -> dict[str, int]:
     made: dict[str, int] = {}
     tried: set[str] = set()
     for _ in range(600):
@@ -297,7 +297,10 @@ async def play_round(page: Page, errors: list[str]) -> dict[str, int]:
         else:
             await page.wait_for_timeout(100)
     view = await page.evaluate("window.__sab.view")
-    assert view["status"] in ("round_over", "finished"), (view["status"], errors)
+    server = await service.view(view["game_id"], None)
+    assert view["status"] in ("round_over", "finished"), (
+        view["status"], view["version"], server["version"], server["status"],
+        server["current_seat"], server["turn_deadline"], errors)
     print("moves made through the page:", made)
     return made
 
@@ -327,7 +330,7 @@ async def test_local_mode_plays_a_round(
         assert "code=" not in page.url  # the one-time code leaves the address bar
         assert await page.evaluate("document.documentElement.lang") == "zh-Hans"
         await screenshot(page, "local-zh-start")
-        made = await play_round(page, errors)
+        made = await play_round(page, errors, memory_service)
         assert made.get("place_path", 0) + made.get("discard", 0) > 0, made
         view = await page.evaluate("window.__sab.view")
         await page.wait_for_selector("#result-title")
@@ -440,7 +443,7 @@ async def test_local_new_expansion_game_from_the_lobby(
         await page.click("#ng-start")
         view = await wait_view(page, "v.edition === 'expansion'")
         assert len(view["seats"]) == 4 and "game=" in page.url
-        made = await play_round(page, errors)
+        made = await play_round(page, errors, memory_service)
         assert sum(made.values()) > 0
         await page.wait_for_selector("#result-title")
         await screenshot(page, "local-expansion-round-end")

@@ -1,0 +1,191 @@
+// Sheets over the board: log, secrets, the map reveal, round end, replay, local lobby.
+import * as api from "./api.js";
+import * as app from "./app.js";
+import { cardSvg } from "./cards.js";
+import { t } from "./i18n.js";
+import { esc, GLYPH } from "./icons.js";
+import * as tg from "./tg.js";
+import { cat, look, message, S, seatName, toast } from "./ui.js";
+
+const $ = (sel) => document.querySelector(sel);
+
+export function openSheet(html, bind) {
+  $("#sheet").innerHTML = html;
+  $("#overlay").hidden = false;
+  $("#overlay").onclick = (e) => { if (e.target.id === "overlay") closeOverlay(); };
+  tg.backButton(closeOverlay);
+  if (bind) bind($("#sheet"));
+}
+
+export function closeOverlay() {
+  $("#overlay").hidden = true;
+  $("#sheet").innerHTML = "";
+  tg.backButton(null);
+}
+
+function logText(v, e) {
+  const p = { ...e, who: seatName(v, e.seat), target: seatName(v, e.target_seat), tool: e.tool ? t(e.tool) : "",
+    goal: e.goal !== undefined && e.goal !== null ? e.goal + 1 : "", n: e.count ?? (e.cards ? e.cards.length : ""),
+    kind: e.kind ? t(e.kind === "gold" ? "goldKind" : "stoneKind") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "" };
+  const text = t(`logc.${e.code}`, p) || `${p.who} ${e.code}`;
+  return e.timeout ? `${text} ${t("timedOut")}` : text;
+}
+
+export function showLog() {
+  const v = S().view;
+  if (!v) return;
+  const items = [...(v.log || [])].reverse().map((e) => `<li><span class="v">${e.version ?? ""}</span>${esc(logText(v, e))}</li>`).join("");
+  openSheet(`<h2>${esc(t("log"))}</h2><ul class="log" id="log-list">${items}</ul><div class="actions"><button type="button" data-close>${esc(t("close"))}</button></div>`,
+    (el) => { el.querySelector("[data-close]").onclick = closeOverlay; });
+}
+
+function goalCard(kind) {
+  const L = look();
+  const id = kind === "gold" ? "S1_GOAL_GOLD" : "S1_GOAL_STONE_NE";
+  try { return cardSvg(cat(id), { look: L, x: 0, y: 0, w: 100, h: 150 }); } catch (e) { return ""; }
+}
+
+export function showSecrets() {
+  const v = S().view;
+  if (!v) return;
+  const you = v.you || {};
+  const role = you.role ? esc(t(`roles.${you.role}`) || you.role) : t("none");
+  const info = you.role && look() ? (look().roles || {})[you.role] : null;
+  const goals = (you.known_goals || []).map((g) => `<div class="row" data-known-goal="${g.goal}"><svg width="40" height="60" viewBox="0 0 100 150">${goalCard(g.kind)}</svg><span class="grow">${esc(t("goalN", { n: g.goal + 1 }))}: <b>${esc(t(g.kind === "gold" ? "goldKind" : "stoneKind"))}</b></span></div>`).join("") || `<div class="row">${t("none")}</div>`;
+  const roles = (you.known_roles || []).map((r) => `<div class="row" data-known-role="${r.seat}"><span class="grow">${esc(seatName(v, r.seat))}</span><b>${esc(t(`roles.${r.role}`) || r.role)}</b>${r.stale ? ` <span>${esc(t("stale"))}</span>` : ""}</div>`).join("") || `<div class="row">${t("none")}</div>`;
+  const gold = you.gold !== null && you.gold !== undefined ? `<div class="row">${esc(t("gold", { n: you.gold }))}</div>` : "";
+  openSheet(`<h2>${esc(t("secrets"))}</h2>
+    <h3>${esc(t("role"))}</h3><div class="row" id="my-role"><span class="badge" style="background:${info ? info.color : "#777"}">${info ? info.letter : "?"}</span><b class="grow">${role}</b></div>${gold}
+    <h3>${esc(t("knownGoals"))}</h3>${goals}<h3>${esc(t("knownRoles"))}</h3>${roles}
+    <div class="actions"><button type="button" data-close>${esc(t("close"))}</button></div>`,
+  (el) => { el.querySelector("[data-close]").onclick = closeOverlay; });
+}
+
+// A map was used: show the goal turning over, to this player only (it is in their view only).
+export function flipGoal(g) {
+  if (!g) return;
+  openSheet(`<h2>${esc(t("goalN", { n: g.goal + 1 }))}</h2>
+    <div class="flip" id="flip" data-kind="${esc(g.kind)}"><div class="inner">
+      <svg class="face back" viewBox="0 0 100 150"><rect width="100" height="150" rx="7" fill="#2d4a6b"/><text x="50" y="92" font-size="60" text-anchor="middle" fill="#e8c547">?</text></svg>
+      <svg class="face front" viewBox="0 0 100 150">${goalCard(g.kind)}</svg></div></div>
+    <p class="center big"><b>${esc(t(g.kind === "gold" ? "goldKind" : "stoneKind"))}</b></p>
+    <div class="actions"><button type="button" data-close class="primary">${esc(t("close"))}</button></div>`,
+  (el) => { el.querySelector("[data-close]").onclick = closeOverlay; });
+}
+
+export function roundEnd(v) {
+  const rr = v.round_result || {};
+  const finished = v.status === "finished";
+  const winners = rr.winners ? (Array.isArray(rr.winners) ? rr.winners : [rr.winners]).map((w) => t(`win.${w}`) || w).join(", ") : "";
+  const won = new Set(rr.winning_seats || []);
+  const final = v.final && Array.isArray(v.final.gold) ? v.final.gold : null;
+  const seats = [...(v.seats || [])];
+  if (finished && final) seats.sort((a, b) => (final[b.seat] ?? 0) - (final[a.seat] ?? 0));
+  const rows = seats.map((s) => {
+    const r = s.role || (rr.roles ? rr.roles[s.seat] : null);
+    const roleName = r ? t(`roles.${r}`) || r : "";
+    const info = r && look() ? (look().roles || {})[r] : null;
+    const gain = rr.winnings && rr.winnings[s.seat] ? `<span>+${rr.winnings[s.seat]}</span>` : "";
+    const total = finished && final ? `<b class="gold">${GLYPH.gold} ${final[s.seat] ?? 0}</b>` : "";
+    return `<div class="row${won.has(s.seat) ? " won" : ""}" data-seat-result="${s.seat}">
+      <span class="badge" style="background:${info ? info.color : "#777"}">${info ? info.letter : "?"}</span>
+      <span class="grow">${esc(s.name || `#${s.seat + 1}`)}${won.has(s.seat) ? " ★" : ""}</span><span>${esc(roleName)}</span>${gain}${total}</div>`;
+  });
+  const reached = rr.reached_by !== null && rr.reached_by !== undefined ? `<p>${esc(t("goldRoute"))}: ${esc(seatName(v, rr.reached_by))}</p>` : "";
+  const mineWon = rr.your_winnings !== undefined && rr.your_winnings !== null ? `<p id="winnings"><b>${esc(t("yourWinnings", { n: rr.your_winnings }))}</b></p>` : "";
+  const next = (v.legal_moves || []).find((m) => m.type === "next_round");
+  openSheet(`<h2 id="result-title">${esc(finished ? t("gameOver") : t("roundOver"))}</h2>
+    ${winners ? `<p id="winners">${esc(t("winners", { who: winners }))}</p>` : ""}${reached}${mineWon}
+    ${finished ? `<h3>${esc(t("finalScores"))}</h3>` : ""}${rows.join("")}
+    <div class="actions">${next ? `<button type="button" class="primary" data-next>${esc(t("nextRound"))}</button>` : ""}
+    <button type="button" data-replay>${esc(t("replay"))}</button>
+    ${finished && S().local ? `<button type="button" class="primary" data-new>${esc(t("newGame"))}</button>` : ""}
+    <button type="button" data-close>${esc(t("close"))}</button></div>`,
+  (el) => {
+    el.querySelector("[data-close]").onclick = closeOverlay;
+    el.querySelector("[data-replay]").onclick = () => { closeOverlay(); startReplay(); };
+    const n = el.querySelector("[data-next]");
+    if (n) n.onclick = () => { closeOverlay(); app.send(next); };
+    const ng = el.querySelector("[data-new]");
+    if (ng) ng.onclick = () => lobbySheet();
+  });
+}
+
+// --- replay of the round, from the public log --------------------------------------------------
+
+function applyEntry(board, e) {
+  const key = (x, y) => `${x},${y}`;
+  if ((e.code === "path_placed" || e.code === "goal_revealed") && e.card && e.x !== undefined) {
+    board.set(key(e.x, e.y), { x: e.x, y: e.y, card: e.card, rotated: !!e.rotated });
+  } else if ((e.code === "rockfall" || e.code === "path_removed") && e.x !== undefined) {
+    board.delete(key(e.x, e.y));
+  }
+}
+
+export async function startReplay() {
+  const st = S();
+  const v = st.view;
+  let entries = [];
+  try { entries = (await api.getLog(st.gameId, 0)).entries || []; } catch (e) { toast(t("error")); return; }
+  let from = 0;
+  entries.forEach((e, i) => { if (e.code === "round_started" && (e.round === undefined || e.round <= v.round)) from = i; });
+  entries = entries.slice(from);
+  const start = (v.board || []).filter((c) => cat(c.card).category === "start");
+  const steps = [new Map(start.map((c) => [`${c.x},${c.y}`, c]))];
+  for (const e of entries) {
+    const next = new Map(steps[steps.length - 1]);
+    applyEntry(next, e);
+    steps.push(next);
+  }
+  st.replay = { entries, steps, i: 0, view: null };
+  replayStep(0);
+}
+
+export function replayMarks() { return {}; }
+
+export function replayStep(d) {
+  const st = S();
+  const r = st.replay;
+  if (!r) return;
+  r.i = Math.max(0, Math.min(r.steps.length - 1, r.i + d));
+  const v = st.view;
+  const board = [...r.steps[r.i].values()];
+  const revealed = new Set(board.map((c) => `${c.x},${c.y}`));
+  r.view = { ...v, board, goals: (v.goals || []).map((g) => ({ ...g, revealed: revealed.has(`${g.x},${g.y}`) })), you: { ...v.you, known_goals: [] } };
+  app.render();
+  const e = r.entries[r.i - 1];
+  if (e) $("#prompt").textContent = `${t("replayStep", { i: r.i, n: r.steps.length - 1 })}: ${logText(v, e)}`;
+}
+
+export function stopReplay() {
+  S().replay = null;
+  app.render();
+}
+
+// --- lobby (local mode) and "no game" --------------------------------------------------------
+
+export function lobbySheet() {
+  const opts = (lo, hi, dflt) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i).map((n) => `<option${n === dflt ? " selected" : ""}>${n}</option>`).join("");
+  openSheet(`<h2>${esc(t("newGame"))}</h2>
+    <label>${esc(t("edition"))}<select id="ng-edition"><option value="classic">${esc(t("classic"))}</option><option value="expansion">${esc(t("expansion"))}</option></select></label>
+    <label>${esc(t("seats"))}<select id="ng-seats">${opts(3, 10, 5)}</select></label>
+    <div class="actions"><button type="button" class="primary" id="ng-start">${esc(t("start"))}</button><button type="button" data-close>${esc(t("close"))}</button></div>`,
+  (el) => {
+    const ed = el.querySelector("#ng-edition");
+    const seats = el.querySelector("#ng-seats");
+    ed.onchange = () => { seats.innerHTML = ed.value === "classic" ? opts(3, 10, 5) : opts(2, 12, 5); };
+    el.querySelector("#ng-start").onclick = () => app.newGame(ed.value, Number(seats.value));
+    el.querySelector("[data-close]").onclick = closeOverlay;
+  });
+}
+
+export async function noGame() {
+  if (S().local) {
+    message(t("newGame"), [[t("newGame"), () => { $("#message").hidden = true; lobbySheet(); }]]);
+    return;
+  }
+  let games = [];
+  try { games = (await api.myGames()).games || []; } catch (e) { games = []; }
+  if (!games.length) { message(t("noGame")); return; }
+  message(t("yourGames"), games.map((g) => [typeof g === "string" ? g : g.game_id, () => app.openGame(typeof g === "string" ? g : g.game_id)]));
+}
