@@ -147,6 +147,24 @@ async def test_telegram_place_card_by_tapping_and_live_update(
             == "#2481cc"
         )
         await screenshot(a, "telegram-light-board")
+        # pan with a drag (vertical swipes of the Mini App are off meanwhile), wheel zoom
+        box = await a.locator("#board").bounding_box()
+        assert box
+        before_vb = await a.get_attribute("#board", "viewBox")
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        await a.mouse.move(cx, cy)
+        await a.mouse.down()
+        await a.mouse.move(cx + 60, cy + 40, steps=6)
+        await a.mouse.up()
+        panned = await a.get_attribute("#board", "viewBox")
+        assert panned != before_vb
+        assert before_vb and panned and before_vb.split()[2:] == panned.split()[2:]  # same zoom
+        calls = await a.evaluate("window.__tgCalls.map(c => c[0])")
+        assert calls.index("disableVerticalSwipes") < calls.index("enableVerticalSwipes")
+        await a.mouse.wheel(0, -300)
+        zoomed = await a.get_attribute("#board", "viewBox")
+        assert zoomed and float(zoomed.split()[2]) < float(panned.split()[2])
+        await a.click("#btn-fit")
 
         move = next(m for m in v0["legal_moves"] if m["type"] == "place_path")
         await a.click(f'.hcard[data-id="{move["card"]}"]')
