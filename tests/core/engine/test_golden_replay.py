@@ -19,7 +19,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -174,6 +177,28 @@ def test_replaying_a_log_gives_the_played_state(
         mid = replay(config, seed, moves[:k])
         assert mid == played[k - 1]
         assert state_from_json(json.loads(json.dumps(state_to_json(mid)))) == mid
+
+
+@pytest.mark.parametrize("hash_seed", ["0", "12345"])
+def test_replay_is_independent_of_string_hashing(hash_seed: str) -> None:
+    """Set/dict order of strings changes with PYTHONHASHSEED: the engine must not depend on
+    it, or a game stored by one worker would replay differently in another."""
+    name = "expansion_6"
+    code = (
+        "import json, sys\n"
+        "from tests.core.engine.test_golden_replay import fingerprint, load\n"
+        "from core.engine import GameConfig, replay\n"
+        f"rec = load({name!r})\n"
+        "cfg = GameConfig.from_options(rec['edition'], rec['players'], rec['options'])\n"
+        "print(fingerprint(replay(cfg, rec['seed'], rec['moves'])))\n"
+    )
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+        timeout=120, check=True,
+    )  # fmt: skip
+    assert out.stdout.strip() == load(name)["expected"]["fingerprint"]
 
 
 def main() -> None:
