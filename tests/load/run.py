@@ -69,6 +69,20 @@ def _delete_prefix(url: str, prefix: str) -> None:
         client.close()
 
 
+def _redis_cpu(url: str) -> float:
+    """CPU seconds the redis-server process has used (INFO cpu)."""
+    try:
+        info = redis.Redis.from_url(url, socket_timeout=5).info("cpu")
+        return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    except redis.RedisError:
+        return 0.0
+
+
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
 async def run_load(
     cfg: LoadConfig,
     *,
@@ -128,6 +142,7 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         try:
             for i, rate in enumerate(cfg.rates):
                 cpu0, t0 = server.cpu_seconds(), time.monotonic()
+                redis0, me0 = _redis_cpu(redis_url), _own_cpu()
                 chaos: asyncio.Task[None] | None = None
                 if during is not None and i == len(cfg.rates) - 1:
                     chaos = asyncio.create_task(during(env))
@@ -137,7 +152,10 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                         await chaos
                 step = stats.summary(rate)
                 cpu = server.cpu_seconds() - cpu0
-                step["worker_cpu_cores"] = round(cpu / max(1e-9, time.monotonic() - t0), 2)
+                secs = max(1e-9, time.monotonic() - t0)
+                step["worker_cpu_cores"] = round(cpu / secs, 2)
+                step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
+                step["load_generator_cpu_cores"] = round((_own_cpu() - me0) / secs, 2)
                 # CPU the workers spent per move (its GET view + POST + timers, WS pushes):
                 # the capacity figure least disturbed by other load on a shared machine
                 step["worker_cpu_ms_per_move"] = round(cpu * 1000 / max(1, stats.moves_ok), 2)
