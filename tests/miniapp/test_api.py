@@ -356,7 +356,7 @@ async def test_websocket_auth_origin_and_push(
     )
     assert r.status == 200
     new_version = (await r.json())["version"]
-    pushed = []
+    pushed: list[int] = []
     while not pushed or pushed[-1] < new_version:
         pushed.append((await sock.receive_json(timeout=3))["version"])
     assert pushed[-1] == new_version

@@ -47,8 +47,11 @@ def test_known_answer_rejects_wrong_token_and_tampering(vector: dict) -> None:
 def test_signature_field_is_kept_in_check_string() -> None:
     token = "123:ABC"
     now = int(time.time())
-    fields = {"auth_date": str(now), "user": json.dumps({"id": 7, "first_name": "A"}),
-              "signature": "abc"}
+    fields = {
+        "auth_date": str(now),
+        "user": json.dumps({"id": 7, "first_name": "A"}),
+        "signature": "abc",
+    }
     signed = sign_init_data(fields, token)
     assert validate_init_data(signed, token, 86400).user_id == 7
     without = urlencode([(k, v) for k, v in parse_qsl(signed) if k != "signature"])
@@ -69,11 +72,22 @@ def test_missing_user_and_garbage() -> None:
 def test_start_param_and_language() -> None:
     token = "1:T"
     user = {"id": 5, "first_name": "李", "last_name": "雷", "language_code": "zh-hans"}
-    signed = sign_init_data({"auth_date": str(int(time.time())), "user": json.dumps(user),
-                             "start_param": "g_abc", "chat_type": "group"}, token)
+    signed = sign_init_data(
+        {
+            "auth_date": str(int(time.time())),
+            "user": json.dumps(user),
+            "start_param": "g_abc",
+            "chat_type": "group",
+        },
+        token,
+    )
     data = validate_init_data(signed, token, 86400)
     assert (data.name, data.language, data.start_param, data.chat_type) == (
-        "李 雷", "zh-hans", "g_abc", "group")
+        "李 雷",
+        "zh-hans",
+        "g_abc",
+        "group",
+    )
 
 
 def test_session_tokens() -> None:

@@ -87,6 +87,7 @@ window.__done = true;
 @pytest.fixture
 async def site() -> AsyncIterator[str]:
     """miniapp/static plus the test page, the look table and the catalogue, on loopback."""
+
     async def page(_r: web.Request) -> web.Response:
         return web.Response(text=PAGE, content_type="text/html")
 
@@ -156,18 +157,23 @@ def _expected(card: dict[str, Any]) -> dict[str, Any]:
         "ladders": 1 if ladder else 0,
         "gems": 1 if card.get("crystals") else 0,
         "nuggets": len(look_json()["card"]["gold_nuggets"]) if card.get("treasure") else 0,
-        "lumps": (2 * sum(len(g) for g in multi)
-                  if card["kind"] == "goal" and not card.get("treasure") else 0),
+        "lumps": (
+            2 * sum(len(g) for g in multi)
+            if card["kind"] == "goal" and not card.get("treasure")
+            else 0
+        ),
     }
 
 
 @pytest.mark.parametrize("src", ["file", "engine"])
-async def test_every_card_draws_in_chromium(browser: Any, site: str, screenshot: Any,
-                                            src: str) -> None:
+async def test_every_card_draws_in_chromium(
+    browser: Any, site: str, screenshot: Any, src: str
+) -> None:
     if src == "engine":
         pytest.importorskip("core.engine")
-    context = await browser.new_context(viewport={"width": 390, "height": 844},
-                                        device_scale_factor=3)
+    context = await browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=3
+    )
     page = await context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

@@ -6,14 +6,13 @@ provides signed initData and theme colours and records MainButton / haptics call
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from aiohttp.test_utils import TestServer
-from playwright.async_api import Browser, BrowserContext, Page
+from playwright.async_api import Browser, BrowserContext, Page, Route, ViewportSize
 
 from core.service import GameService, UserRef
 from core.settings import Settings
@@ -23,7 +22,7 @@ from tests.conftest import Screenshot
 from tests.miniapp.conftest import make_init_data
 
 STUB = (Path(__file__).parent / "tg_stub.js").read_text()
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 LIGHT = {
     "bg_color": "#ffffff",
     "text_color": "#000000",
@@ -252,8 +251,16 @@ async def test_map_peek_is_private(
         await ctx_b.close()
 
 
-TARGETED = {"break_tool", "repair_tool", "trap", "free", "hands_off", "swap_hand", "inspect",
-            "swap_hats"}
+TARGETED = {
+    "break_tool",
+    "repair_tool",
+    "trap",
+    "free",
+    "hands_off",
+    "swap_hand",
+    "inspect",
+    "swap_hats",
+}
 
 
 async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
@@ -317,8 +324,14 @@ async def play_round(page: Page, errors: list[str], service: GameService) -> dic
     view = await page.evaluate("window.__sab.view")
     server = await service.view(view["game_id"], None)
     assert view["status"] in ("round_over", "finished"), (
-        view["status"], view["version"], server["version"], server["status"],
-        server["current_seat"], server["turn_deadline"], errors)
+        view["status"],
+        view["version"],
+        server["version"],
+        server["status"],
+        server["current_seat"],
+        server["turn_deadline"],
+        errors,
+    )
     print("moves made through the page:", made)
     return made
 
@@ -335,10 +348,12 @@ async def test_local_mode_plays_a_round(
     url = await start_local_table(memory_service, settings, app, port=server.port)
     context = await browser.new_context(viewport=PHONE, locale="zh-CN")
     blocked: list[str] = []
-    await context.route(
-        "https://telegram.org/**",
-        lambda r: (blocked.append(r.request.url), asyncio.ensure_future(r.abort()))[1],
-    )
+
+    async def refuse(route: Route) -> None:
+        blocked.append(route.request.url)
+        await route.abort()
+
+    await context.route("https://telegram.org/**", refuse)
     try:
         page = await context.new_page()
         errors: list[str] = []
@@ -375,7 +390,7 @@ async def test_screens_outside_telegram(
     browser: Browser,
     aiohttp_server: Any,
     memory_service: GameService,
-    scheme: str,
+    scheme: Literal["light", "dark"],
     screenshot: Screenshot,
 ) -> None:
     settings = Settings(telegram_bot_token=None, session_secret="s")
@@ -402,7 +417,10 @@ async def test_screens_outside_telegram(
 
 
 async def test_telegram_lobby_join_start_and_countdown(
-    browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings,
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    settings: Settings,
     screenshot: Screenshot,
 ) -> None:
     server = await serve(aiohttp_server, memory_service, settings)
@@ -440,7 +458,10 @@ async def test_telegram_lobby_join_start_and_countdown(
 
 
 async def test_local_new_expansion_game_from_the_lobby(
-    browser: Browser, aiohttp_server: Any, memory_service: GameService, screenshot: Screenshot,
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    screenshot: Screenshot,
 ) -> None:
     """Saboteur 2 from local mode's "new game" sheet: discard 1-3, action cards by tapping."""
     settings = Settings(telegram_bot_token=None, session_secret="local-secret")
