@@ -1,0 +1,86 @@
+"""``python -m tests.load.report REPORT.json``: Markdown tables of a load/chaos report.
+
+So the figures in docs/benchmarks/load.md are copied by a program, not by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def _d(d: dict[str, Any] | None, *keys: str) -> str:
+    if not d or not d.get("n"):
+        return "—"
+    return " / ".join(f"{d[k]:g}" for k in keys)
+
+
+def steps_table(report: dict[str, Any]) -> str:
+    rows = [
+        "| offered moves/s | achieved moves/s | slots missed (all games busy) | errors | "
+        "POST move, client p50 / p95 / p99 ms | POST move, server p50 / p95 / p99 ms | "
+        "GET view, server p50 / p95 / p99 ms | worker CPU (cores) | worker CPU ms per move |"
+        " Redis CPU (cores) | load generator CPU (cores) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in report["steps"]:
+        errors = s["errors"]
+        if errors:
+            errors = f"{errors} ({', '.join(f'{k}: {v}' for k, v in s['error_kinds'].items())})"
+        rows.append(
+            f"| {s['offered_moves_per_s']:g} | {s['achieved_moves_per_s']:g} | "
+            f"{s['slots_missed_all_games_busy']} | {errors} | "
+            f"{_d(s['post_move_ms'], 'p50', 'p95', 'p99')} | "
+            f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
+            f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
+            f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
+            f"{s.get('redis_cpu_cores', '—')} | {s.get('load_generator_cpu_cores', '—')} |"
+        )
+    return "\n".join(rows)
+
+
+def summary(report: dict[str, Any]) -> str:
+    res, mem, timers, integ = (report["resources"], report["redis_memory"], report["timers"],
+                               report["integrity"])
+    late = timers["fire_delay_after_deadline_ms"]
+    lines = [
+        f"- load average before/after (1, 5, 15 min): {report.get('load_average_before')} / "
+        f"{report.get('load_average_after')}",
+        f"- setup: {report['setup_s']} s for {report['config']['games']} games",
+        f"- integrity: {integ['games_checked']} games checked, {integ['games_lost']} lost, "
+        f"{integ['games_corrupted']} corrupted; {integ['moves_acknowledged']} moves "
+        f"acknowledged, {integ['acknowledged_then_lost']} of them lost",
+        f"- WebSocket notices (POST sent → notice) p50 / p95 / p99 ms: "
+        f"{_d(report.get('ws_push_ms'), 'p50', 'p95', 'p99')}; acknowledged versions never "
+        f"announced: {report.get('ws_acked_versions_never_announced')}",
+        f"- timers: {timers['timers_seen_firing']} seen firing, delay after deadline p50 / "
+        f"p95 / p99 / max ms {_d(late, 'p50', 'p95', 'p99', 'max')}"
+        f"; stuck games (pending > deadline + 2 s): {timers['stuck_games']}",
+        f"- Redis: {mem.get('memory_usage_keys_per_game_kb')} KB per game (MEMORY USAGE of a "
+        f"game's keys), {mem.get('all_keys_per_game_kb', '—')} KB per game counting every key "
+        f"of the run, used_memory growth {mem['used_memory_growth_per_game_kb']} KB per game",
+        f"- worker RSS: max {res['worker_rss_mb_max_each']} MB per worker, "
+        f"{res['worker_rss_mb_total_max']} MB all workers",
+        f"- server ERROR log lines: {report.get('server_error_log_lines')}",
+    ]
+    if report.get("chaos"):
+        lines.append(f"- chaos: `{json.dumps(report['chaos'])}`")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    for path in argv if argv is not None else sys.argv[1:]:
+        report = json.loads(Path(path).read_text())
+        print(f"### {path}\n")
+        if "steps" in report:
+            print(steps_table(report) + "\n")
+            print(summary(report) + "\n")
+        else:
+            print("```json\n" + json.dumps(report, indent=2)[:4000] + "\n```\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
