@@ -43,8 +43,19 @@ from miniapp.server import create_app
 
 TOKEN = "1:BENCH"
 STATIC = Path(__file__).resolve().parents[1] / "miniapp" / "static"
-PAGE_FILES = ["index.html", "style.css", "app.js", "api.js", "board.js", "cards.js", "i18n.js",
-              "icons.js", "tg.js", "ui.js", "sheets.js"]
+PAGE_FILES = [
+    "index.html",
+    "style.css",
+    "app.js",
+    "api.js",
+    "board.js",
+    "cards.js",
+    "i18n.js",
+    "icons.js",
+    "tg.js",
+    "ui.js",
+    "sheets.js",
+]
 
 
 def init_data(user_id: int) -> str:
@@ -65,8 +76,9 @@ async def serve(service: GameService, settings: Settings) -> tuple[web.AppRunner
 async def tokens(http: aiohttp.ClientSession, base: str, users: list[int]) -> dict[int, str]:
     out = {}
     for uid in users:
-        async with http.post(f"{base}/api/session",
-                             headers={"Authorization": f"tma {init_data(uid)}"}) as r:
+        async with http.post(
+            f"{base}/api/session", headers={"Authorization": f"tma {init_data(uid)}"}
+        ) as r:
             out[uid] = (await body_json(r))["token"]
     return out
 
@@ -86,23 +98,27 @@ async def body_json(r: aiohttp.ClientResponse) -> Any:
     return json.loads(data)
 
 
-async def actor_view(http: aiohttp.ClientSession, base: str, game: str,
-                     toks: dict[int, str]) -> tuple[int, dict[str, Any]] | None:
+async def actor_view(
+    http: aiohttp.ClientSession, base: str, game: str, toks: dict[int, str]
+) -> tuple[int, dict[str, Any]] | None:
     for uid, tok in toks.items():
-        async with http.get(f"{base}/api/games/{game}",
-                            headers={"Authorization": f"Bearer {tok}"}) as r:
+        async with http.get(
+            f"{base}/api/games/{game}", headers={"Authorization": f"Bearer {tok}"}
+        ) as r:
             view = await body_json(r)
         if view["legal_moves"]:
             return uid, view
     return None
 
 
-async def served_view(http: aiohttp.ClientSession, base: str, game: str, tok: str
-                      ) -> tuple[int, int, dict[str, Any]]:
+async def served_view(
+    http: aiohttp.ClientSession, base: str, game: str, tok: str
+) -> tuple[int, int, dict[str, Any]]:
     """(bytes as served with gzip, raw JSON bytes, view)."""
-    async with http.get(f"{base}/api/games/{game}",
-                        headers={"Authorization": f"Bearer {tok}",
-                                 "Accept-Encoding": "gzip"}) as r:
+    async with http.get(
+        f"{base}/api/games/{game}",
+        headers={"Authorization": f"Bearer {tok}", "Accept-Encoding": "gzip"},
+    ) as r:
         served = await r.read()
     raw = gzip.decompress(served) if served[:2] == b"\x1f\x8b" else served
     return len(served), len(raw), json.loads(raw)
@@ -128,16 +144,23 @@ async def view_size(service: GameService, base: str) -> dict[str, Any]:
                 largest = (gz, raw, view["status"])
             first = first or view["deck_size"]
             if mid is None and view["deck_size"] <= first // 2:
-                mid = {"gzip": gz, "raw": raw, "cards": len(view["board"]),
-                       "legal_moves": len(view["legal_moves"]), "log": len(view["log"])}
+                mid = {
+                    "gzip": gz,
+                    "raw": raw,
+                    "cards": len(view["board"]),
+                    "legal_moves": len(view["legal_moves"]),
+                    "log": len(view["log"]),
+                }
             if view["status"] != "playing":
                 break
             moves = view["legal_moves"]
             places = [m for m in moves if m["type"] == "place_path"]
             move = rnd.choice(places if places and rnd.random() < 0.7 else moves)
-            async with http.post(f"{base}/api/games/{game}/moves",
-                                 headers={"Authorization": f"Bearer {toks[uid]}"},
-                                 json={"version": view["version"], "move": move}) as r:
+            async with http.post(
+                f"{base}/api/games/{game}/moves",
+                headers={"Authorization": f"Bearer {toks[uid]}"},
+                json={"version": view["version"], "move": move},
+            ) as r:
                 await r.read()
         for uid in users:  # round over: every player's view, roles and route included
             gz, raw, view = await served_view(http, base, game, toks[uid])
@@ -168,22 +191,34 @@ async def round_trips(service: GameService, base: str, count: int) -> dict[str, 
             uid, view = found
             move = rnd.choice(view["legal_moves"])
             t0 = time.perf_counter()
-            async with http.post(f"{base}/api/games/{game}/moves",
-                                 headers={"Authorization": f"Bearer {toks[uid]}"},
-                                 json={"version": view["version"], "move": move}) as r:
+            async with http.post(
+                f"{base}/api/games/{game}/moves",
+                headers={"Authorization": f"Bearer {toks[uid]}"},
+                json={"version": view["version"], "move": move},
+            ) as r:
                 await r.read()
                 assert r.status == 200, r.status
             times.append((time.perf_counter() - t0) * 1000)
     times.sort()
-    return {"n": len(times), "p50": statistics.median(times),
-            "p99": times[min(len(times) - 1, int(len(times) * 0.99))]}
+    return {
+        "n": len(times),
+        "p50": statistics.median(times),
+        "p99": times[min(len(times) - 1, int(len(times) * 0.99))],
+    }
 
 
 async def open_to_board(opens: int) -> list[float]:
     from playwright.async_api import async_playwright
 
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+    args = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+    ]
     service = GameService(MemoryStore(), ServiceConfig(think_delay_s=5))
     settings = Settings(telegram_bot_token=None, session_secret="bench")
     runner, base, app = await serve(service, settings)
@@ -191,8 +226,9 @@ async def open_to_board(opens: int) -> list[float]:
     out = []
     try:
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path="/usr/bin/chromium",
-                                              headless=True, args=args)
+            browser = await p.chromium.launch(
+                executable_path="/usr/bin/chromium", headless=True, args=args
+            )
             for _ in range(opens):
                 url = await start_local_table(service, settings, app, port=port)
                 context = await browser.new_context(viewport={"width": 390, "height": 844})
@@ -239,26 +275,40 @@ async def main() -> None:
     weight = page_weight()
     opens = await open_to_board(args.opens)
 
-    print(f"Machine: {platform.machine()}, Python {platform.python_version()}, "
-          f"{time.strftime('%Y-%m-%d')}\n")
+    print(
+        f"Machine: {platform.machine()}, Python {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d')}\n"
+    )
     print("| figure | value | target |\n|---|---|---|")
-    print(f"| view JSON, 10-player classic mid-round ({size['cards']} cards on the maze, "
-          f"{size['legal_moves']} legal moves, {size['log']} log entries) | "
-          f"{size['raw'] / 1024:.1f} KB raw, **{size['gzip'] / 1024:.1f} KB gzip** "
-          f"as served | ≤ 30 KB gzip |")
-    print(f"| largest view of that round (status {size['max_status']}, log capped at 50) | "
-          f"{size['max_raw'] / 1024:.1f} KB raw, **{size['max_gzip'] / 1024:.1f} KB gzip** | "
-          f"≤ 30 KB gzip |")
-    print(f"| page weight ({weight['files']} files) | **{weight['raw'] / 1024:.1f} KB** raw, "
-          f"{weight['gzip'] / 1024:.1f} KB gzip | ≤ 200 KB raw |")
-    print(f"| move round trip, loopback, memory store ({rt_memory['n']} moves) | "
-          f"p50 **{rt_memory['p50']:.1f} ms**, p99 {rt_memory['p99']:.1f} ms | — |")
+    print(
+        f"| view JSON, 10-player classic mid-round ({size['cards']} cards on the maze, "
+        f"{size['legal_moves']} legal moves, {size['log']} log entries) | "
+        f"{size['raw'] / 1024:.1f} KB raw, **{size['gzip'] / 1024:.1f} KB gzip** "
+        f"as served | ≤ 30 KB gzip |"
+    )
+    print(
+        f"| largest view of that round (status {size['max_status']}, log capped at 50) | "
+        f"{size['max_raw'] / 1024:.1f} KB raw, **{size['max_gzip'] / 1024:.1f} KB gzip** | "
+        f"≤ 30 KB gzip |"
+    )
+    print(
+        f"| page weight ({weight['files']} files) | **{weight['raw'] / 1024:.1f} KB** raw, "
+        f"{weight['gzip'] / 1024:.1f} KB gzip | ≤ 200 KB raw |"
+    )
+    print(
+        f"| move round trip, loopback, memory store ({rt_memory['n']} moves) | "
+        f"p50 **{rt_memory['p50']:.1f} ms**, p99 {rt_memory['p99']:.1f} ms | — |"
+    )
     if rt_redis:
-        print(f"| move round trip, loopback, Redis store ({rt_redis['n']} moves) | "
-              f"p50 **{rt_redis['p50']:.1f} ms**, p99 {rt_redis['p99']:.1f} ms | — |")
-    print(f"| open → drawn board, headless Chromium ({len(opens)} opens) | "
-          f"median **{statistics.median(opens):.0f} ms** (min {min(opens):.0f}, "
-          f"max {max(opens):.0f}) | — |")
+        print(
+            f"| move round trip, loopback, Redis store ({rt_redis['n']} moves) | "
+            f"p50 **{rt_redis['p50']:.1f} ms**, p99 {rt_redis['p99']:.1f} ms | — |"
+        )
+    print(
+        f"| open → drawn board, headless Chromium ({len(opens)} opens) | "
+        f"median **{statistics.median(opens):.0f} ms** (min {min(opens):.0f}, "
+        f"max {max(opens):.0f}) | — |"
+    )
 
 
 if __name__ == "__main__":

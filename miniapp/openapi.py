@@ -6,9 +6,23 @@ from functools import cache
 from typing import Any
 
 MOVE_TYPES = [
-    "place_path", "break_tool", "repair_tool", "rockfall", "map", "theft", "hands_off",
-    "swap_hand", "inspect", "swap_hats", "trap", "free", "discard", "discard_to_remove",
-    "steal", "next_round", "take_seat_back",
+    "place_path",
+    "break_tool",
+    "repair_tool",
+    "rockfall",
+    "map",
+    "theft",
+    "hands_off",
+    "swap_hand",
+    "inspect",
+    "swap_hats",
+    "trap",
+    "free",
+    "discard",
+    "discard_to_remove",
+    "steal",
+    "next_round",
+    "take_seat_back",
 ]
 
 
@@ -28,16 +42,28 @@ ERRORS = {
     "400": _err("malformed JSON or wrong types"),
     "401": _err("missing, invalid or expired credentials"),
     "413": _err("body too large"),
-    "429": {**_err("too many requests"),
-            "headers": {"Retry-After": {"schema": {"type": "integer"}}}},
+    "429": {
+        **_err("too many requests"),
+        "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+    },
 }
-GAME_ID = {"name": "game_id", "in": "path", "required": True,
-           "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
+GAME_ID = {
+    "name": "game_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+}
 
 
-def _op(summary: str, ok: dict[str, Any], *, body: dict[str, Any] | None = None,
-        params: list[dict[str, Any]] | None = None, extra: dict[str, Any] | None = None,
-        secure: bool = True) -> dict[str, Any]:
+def _op(
+    summary: str,
+    ok: dict[str, Any],
+    *,
+    body: dict[str, Any] | None = None,
+    params: list[dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+    secure: bool = True,
+) -> dict[str, Any]:
     op: dict[str, Any] = {"summary": summary, "responses": {"200": ok, **ERRORS, **(extra or {})}}
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
@@ -52,71 +78,122 @@ def _schemas() -> dict[str, Any]:
     nullable_int = {"type": ["integer", "null"]}
     return {
         "Error": {
-            "type": "object", "required": ["error"],
+            "type": "object",
+            "required": ["error"],
             "properties": {
-                "error": {"type": "object", "required": ["code", "message"],
-                          "properties": {"code": {"type": "string"},
-                                         "message": {"type": "string"},
-                                         "reason": {"type": "string"},
-                                         "retry_after": {"type": "integer"}}},
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {
+                        "code": {"type": "string"},
+                        "message": {"type": "string"},
+                        "reason": {"type": "string"},
+                        "retry_after": {"type": "integer"},
+                    },
+                },
                 "view": _ref("View"),
             },
         },
         "Session": {
-            "type": "object", "required": ["token", "expires_at", "user_id"],
-            "properties": {"token": {"type": "string"},
-                           "expires_at": {"type": "string", "format": "date-time"},
-                           "user_id": {"type": "integer"}, "name": {"type": "string"},
-                           "language": {"type": ["string", "null"]},
-                           "local": {"type": "boolean"},
-                           "start_param": {"type": ["string", "null"]}},
-        },
-        "Move": {
-            "type": "object", "required": ["type"],
+            "type": "object",
+            "required": ["token", "expires_at", "user_id"],
             "properties": {
-                "type": {"enum": MOVE_TYPES}, "card": {"type": "string"},
-                "cards": {"type": "array", "items": {"type": "string"}, "minItems": 1,
-                          "maxItems": 3},
-                "x": {"type": "integer"}, "y": {"type": "integer"},
-                "rotated": {"type": "boolean"}, "target_seat": nullable_int,
-                "tool": {"enum": ["pickaxe", "lantern", "cart"]},
-                "goal": {"enum": [0, 1, 2]}, "remove": {"type": "string"},
+                "token": {"type": "string"},
+                "expires_at": {"type": "string", "format": "date-time"},
+                "user_id": {"type": "integer"},
+                "name": {"type": "string"},
+                "language": {"type": ["string", "null"]},
+                "local": {"type": "boolean"},
+                "start_param": {"type": ["string", "null"]},
             },
         },
-        "HandCard": {"type": "object", "required": ["id", "card"],
-                     "properties": {"id": {"type": "string"}, "card": {"type": "string"}}},
-        "Seat": {
-            "type": "object", "required": ["seat", "hand_size", "in_front"],
+        "Move": {
+            "type": "object",
+            "required": ["type"],
             "properties": {
-                "seat": {"type": "integer"}, "name": {"type": "string"},
+                "type": {"enum": MOVE_TYPES},
+                "card": {"type": "string"},
+                "cards": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 1,
+                    "maxItems": 3,
+                },
+                "x": {"type": "integer"},
+                "y": {"type": "integer"},
+                "rotated": {"type": "boolean"},
+                "target_seat": nullable_int,
+                "tool": {"enum": ["pickaxe", "lantern", "cart"]},
+                "goal": {"enum": [0, 1, 2]},
+                "remove": {"type": "string"},
+            },
+        },
+        "HandCard": {
+            "type": "object",
+            "required": ["id", "card"],
+            "properties": {"id": {"type": "string"}, "card": {"type": "string"}},
+        },
+        "Seat": {
+            "type": "object",
+            "required": ["seat", "hand_size", "in_front"],
+            "properties": {
+                "seat": {"type": "integer"},
+                "name": {"type": "string"},
                 "hand_size": {"type": "integer"},
                 "in_front": {"type": "array", "items": {"type": "string"}},
-                "online": {"type": "boolean"}, "computer": {"type": "boolean"},
+                "online": {"type": "boolean"},
+                "computer": {"type": "boolean"},
                 "has_gold": {"type": ["boolean", "null"]},
-                "role": {"type": ["string", "null"]}, "gold": nullable_int,
+                "role": {"type": ["string", "null"]},
+                "gold": nullable_int,
             },
         },
         "View": {
             "type": "object",
-            "required": ["game_id", "version", "status", "edition", "seats", "board",
-                         "legal_moves"],
+            "required": [
+                "game_id",
+                "version",
+                "status",
+                "edition",
+                "seats",
+                "board",
+                "legal_moves",
+            ],
             "properties": {
-                "game_id": {"type": "string"}, "version": {"type": "integer"},
+                "game_id": {"type": "string"},
+                "version": {"type": "integer"},
                 "status": {"enum": ["lobby", "playing", "stealing", "round_over", "finished"]},
-                "edition": {"enum": ["classic", "expansion"]}, "options": {"type": "object"},
-                "round": {"type": "integer"}, "rounds": {"type": "integer"},
-                "you": {"type": "object", "properties": {
-                    "seat": nullable_int, "role": {"type": ["string", "null"]},
-                    "hand": {"type": "array", "items": _ref("HandCard")},
-                    "gold": nullable_int,
-                    "known_goals": {"type": "array", "items": {"type": "object"}},
-                    "known_roles": {"type": "array", "items": {"type": "object"}}}},
+                "edition": {"enum": ["classic", "expansion"]},
+                "options": {"type": "object"},
+                "round": {"type": "integer"},
+                "rounds": {"type": "integer"},
+                "you": {
+                    "type": "object",
+                    "properties": {
+                        "seat": nullable_int,
+                        "role": {"type": ["string", "null"]},
+                        "hand": {"type": "array", "items": _ref("HandCard")},
+                        "gold": nullable_int,
+                        "known_goals": {"type": "array", "items": {"type": "object"}},
+                        "known_roles": {"type": "array", "items": {"type": "object"}},
+                    },
+                },
                 "seats": {"type": "array", "items": _ref("Seat")},
-                "board": {"type": "array", "items": {"type": "object", "properties": {
-                    "x": {"type": "integer"}, "y": {"type": "integer"},
-                    "card": {"type": "string"}, "rotated": {"type": "boolean"}}}},
+                "board": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "x": {"type": "integer"},
+                            "y": {"type": "integer"},
+                            "card": {"type": "string"},
+                            "rotated": {"type": "boolean"},
+                        },
+                    },
+                },
                 "goals": {"type": "array", "items": {"type": "object"}},
-                "deck_size": {"type": "integer"}, "discard_size": {"type": "integer"},
+                "deck_size": {"type": "integer"},
+                "discard_size": {"type": "integer"},
                 "current_seat": nullable_int,
                 "turn_deadline": {"type": ["string", "null"], "format": "date-time"},
                 "log": {"type": "array", "items": _ref("LogEntry")},
@@ -124,92 +201,175 @@ def _schemas() -> dict[str, Any]:
                 "legal_moves": {"type": "array", "items": _ref("Move")},
             },
         },
-        "LogEntry": {"type": "object", "required": ["version", "code"],
-                     "properties": {"version": {"type": "integer"},
-                                    "seat": nullable_int, "code": {"type": "string"}}},
-        "Created": {"type": "object", "required": ["game_id", "version"],
-                    "properties": {"game_id": {"type": "string"},
-                                   "version": {"type": "integer"}}},
+        "LogEntry": {
+            "type": "object",
+            "required": ["version", "code"],
+            "properties": {
+                "version": {"type": "integer"},
+                "seat": nullable_int,
+                "code": {"type": "string"},
+            },
+        },
+        "Created": {
+            "type": "object",
+            "required": ["game_id", "version"],
+            "properties": {"game_id": {"type": "string"}, "version": {"type": "integer"}},
+        },
     }
 
 
 @cache
 def document() -> dict[str, Any]:
     view = _json(_ref("View"), "the caller's view of the game")
-    lobby = {"404": _err("no such game"), "403": _err("not allowed"),
-             "409": _err("not possible in this phase")}
+    lobby = {
+        "404": _err("no such game"),
+        "403": _err("not allowed"),
+        "409": _err("not possible in this phase"),
+    }
     paths = {
-        "/api/session": {"post": _op(
-            "exchange initData (Authorization: tma …), a token (Bearer) or a local code",
-            _json(_ref("Session"), "a session token"),
-            body={"type": "object", "properties": {"code": {"type": "string"}}})},
-        "/api/games": {
-            "get": _op("the caller's games", _json(
-                {"type": "object", "properties": {"games": {"type": "array",
-                                                            "items": {"type": "string"}}}},
-                "game ids")),
-            "post": _op("create a lobby (or a ready game against computers)",
-                        _json(_ref("Created"), "created"),
-                        body={"type": "object", "properties": {
-                            "edition": {"enum": ["classic", "expansion"]},
-                            "options": {"type": "object"},
-                            "seats": {"type": "integer", "minimum": 2, "maximum": 12},
-                            "computer_seats": {"type": "integer", "minimum": 0},
-                            "level": {"enum": ["easy", "normal", "hard"]}}},
-                        extra={"201": _json(_ref("Created"), "created"),
-                               "422": _err("invalid configuration")}),
+        "/api/session": {
+            "post": _op(
+                "exchange initData (Authorization: tma …), a token (Bearer) or a local code",
+                _json(_ref("Session"), "a session token"),
+                body={"type": "object", "properties": {"code": {"type": "string"}}},
+            )
         },
-        "/api/games/{game_id}": {"get": _op("the caller's view (spectator if not seated)",
-                                            view, params=[GAME_ID],
-                                            extra={"404": _err("no such game")})},
-        "/api/games/{game_id}/join": {"post": _op("take a seat", view, params=[GAME_ID],
-                                                  extra=lobby)},
-        "/api/games/{game_id}/leave": {"post": _op("leave the lobby or game", view,
-                                                   params=[GAME_ID], extra=lobby)},
-        "/api/games/{game_id}/start": {"post": _op("start (creator only)", view,
-                                                   params=[GAME_ID], extra=lobby)},
-        "/api/games/{game_id}/moves": {"post": _op(
-            "make a move against the version you saw", _json(_ref("View"), "the new view"),
-            params=[GAME_ID],
-            body={"type": "object", "required": ["version", "move"],
-                  "properties": {"version": {"type": "integer"}, "move": _ref("Move")}},
-            extra={"403": _err("not a seated player, or a server-only move"),
-                   "404": _err("no such game"),
-                   "409": _err("stale_version: the body's `view` is the current view"),
-                   "422": _err("illegal_move: `reason` is the engine's reason code")})},
-        "/api/games/{game_id}/log": {"get": _op(
-            "public log entries after version `since`",
-            _json({"type": "object", "properties": {
-                "game_id": {"type": "string"}, "since": {"type": "integer"},
-                "entries": {"type": "array", "items": _ref("LogEntry")}}}, "entries"),
-            params=[GAME_ID, {"name": "since", "in": "query",
-                              "schema": {"type": "integer", "minimum": 0}}])},
-        "/api/games/{game_id}/ws": {"get": {
-            "summary": "WebSocket: send {\"auth\": token} first (5 s, else close 4401); "
-                       "then receives {\"game_id\", \"version\"} on every change. "
-                       "The Origin must be this server's own.",
-            "parameters": [GAME_ID], "security": [],
-            "responses": {"101": {"description": "switching protocols"},
-                          "403": _err("foreign Origin")}}},
-        "/api/catalogue": {"get": _op("card catalogue and drawing geometry", _json(
-            {"type": "object"}, "catalogue"), secure=False)},
-        "/api/openapi.json": {"get": _op("this document", _json({"type": "object"}, "OpenAPI"),
-                                         secure=False)},
-        "/healthz": {"get": _op("the store answers", _json({"type": "object"}, "ok"),
-                                secure=False, extra={"503": _err("store unreachable")})},
+        "/api/games": {
+            "get": _op(
+                "the caller's games",
+                _json(
+                    {
+                        "type": "object",
+                        "properties": {"games": {"type": "array", "items": {"type": "string"}}},
+                    },
+                    "game ids",
+                ),
+            ),
+            "post": _op(
+                "create a lobby (or a ready game against computers)",
+                _json(_ref("Created"), "created"),
+                body={
+                    "type": "object",
+                    "properties": {
+                        "edition": {"enum": ["classic", "expansion"]},
+                        "options": {"type": "object"},
+                        "seats": {"type": "integer", "minimum": 2, "maximum": 12},
+                        "computer_seats": {"type": "integer", "minimum": 0},
+                        "level": {"enum": ["easy", "normal", "hard"]},
+                    },
+                },
+                extra={
+                    "201": _json(_ref("Created"), "created"),
+                    "422": _err("invalid configuration"),
+                },
+            ),
+        },
+        "/api/games/{game_id}": {
+            "get": _op(
+                "the caller's view (spectator if not seated)",
+                view,
+                params=[GAME_ID],
+                extra={"404": _err("no such game")},
+            )
+        },
+        "/api/games/{game_id}/join": {
+            "post": _op("take a seat", view, params=[GAME_ID], extra=lobby)
+        },
+        "/api/games/{game_id}/leave": {
+            "post": _op("leave the lobby or game", view, params=[GAME_ID], extra=lobby)
+        },
+        "/api/games/{game_id}/start": {
+            "post": _op("start (creator only)", view, params=[GAME_ID], extra=lobby)
+        },
+        "/api/games/{game_id}/moves": {
+            "post": _op(
+                "make a move against the version you saw",
+                _json(_ref("View"), "the new view"),
+                params=[GAME_ID],
+                body={
+                    "type": "object",
+                    "required": ["version", "move"],
+                    "properties": {"version": {"type": "integer"}, "move": _ref("Move")},
+                },
+                extra={
+                    "403": _err("not a seated player, or a server-only move"),
+                    "404": _err("no such game"),
+                    "409": _err("stale_version: the body's `view` is the current view"),
+                    "422": _err("illegal_move: `reason` is the engine's reason code"),
+                },
+            )
+        },
+        "/api/games/{game_id}/log": {
+            "get": _op(
+                "public log entries after version `since`",
+                _json(
+                    {
+                        "type": "object",
+                        "properties": {
+                            "game_id": {"type": "string"},
+                            "since": {"type": "integer"},
+                            "entries": {"type": "array", "items": _ref("LogEntry")},
+                        },
+                    },
+                    "entries",
+                ),
+                params=[
+                    GAME_ID,
+                    {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                ],
+            )
+        },
+        "/api/games/{game_id}/ws": {
+            "get": {
+                "summary": 'WebSocket: send {"auth": token} first (5 s, else close 4401); '
+                'then receives {"game_id", "version"} on every change. '
+                "The Origin must be this server's own.",
+                "parameters": [GAME_ID],
+                "security": [],
+                "responses": {
+                    "101": {"description": "switching protocols"},
+                    "403": _err("foreign Origin"),
+                },
+            }
+        },
+        "/api/catalogue": {
+            "get": _op(
+                "card catalogue and drawing geometry",
+                _json({"type": "object"}, "catalogue"),
+                secure=False,
+            )
+        },
+        "/api/openapi.json": {
+            "get": _op("this document", _json({"type": "object"}, "OpenAPI"), secure=False)
+        },
+        "/healthz": {
+            "get": _op(
+                "the store answers",
+                _json({"type": "object"}, "ok"),
+                secure=False,
+                extra={"503": _err("store unreachable")},
+            )
+        },
     }
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Saboteur game API", "version": "1.0.0",
-                 "description": "Play Saboteur: views, moves, live updates. "
-                                "See API.md; errors are {\"error\": {code, message}}."},
+        "info": {
+            "title": "Saboteur game API",
+            "version": "1.0.0",
+            "description": "Play Saboteur: views, moves, live updates. "
+            'See API.md; errors are {"error": {code, message}}.',
+        },
         "servers": [{"url": "/"}],
         "paths": paths,
         "components": {
             "schemas": _schemas(),
             "securitySchemes": {
-                "tma": {"type": "apiKey", "in": "header", "name": "Authorization",
-                        "description": "`tma <Telegram.WebApp.initData>`"},
+                "tma": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`tma <Telegram.WebApp.initData>`",
+                },
                 "bearer": {"type": "http", "scheme": "bearer"},
             },
         },

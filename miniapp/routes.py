@@ -194,7 +194,9 @@ async def post_move(request: web.Request) -> web.Response:
     if status == "illegal":
         reason = result.get("reason") or "illegal"
         raise ApiError(
-            422, "illegal_move", result.get("message") or f"illegal move: {reason}",
+            422,
+            "illegal_move",
+            result.get("message") or f"illegal move: {reason}",
             reason=reason,
         )
     if status == "invalid":

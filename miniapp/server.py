@@ -38,7 +38,11 @@ class AccessLogger(AbstractAccessLogger):
     def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
         path = _SECRET_QUERY.sub(r"\1***", request.path_qs)
         self.logger.info(
-            "%s %s %s %d %.1fms", request.remote, request.method, path, response.status,
+            "%s %s %s %d %.1fms",
+            request.remote,
+            request.method,
+            path,
+            response.status,
             time * 1000,
         )
 

@@ -79,8 +79,14 @@ class ServiceAdapter:
         level: str,
     ) -> dict[str, Any]:
         view = await self._call(
-            "create_lobby", chat=None, creator=creator, edition=edition, options=options,
-            seats=seats, computers=computers, level=level,
+            "create_lobby",
+            chat=None,
+            creator=creator,
+            edition=edition,
+            options=options,
+            seats=seats,
+            computers=computers,
+            level=level,
         )
         return dict(view)
 

@@ -20,8 +20,13 @@ from miniapp import keys
 
 STATIC_DIR = Path(__file__).parent / "static"
 NAME = re.compile(r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.(js|css|html|svg|png|ico|json)$")
-TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
-         ".svg": "image/svg+xml", ".json": "application/json"}
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+}
 
 
 TELEGRAM_SCRIPT = b'<script defer src="https://telegram.org/js/telegram-web-app.js"></script>'
@@ -62,7 +67,6 @@ class StaticCache:
         self._assets[name] = asset
         return asset
 
-
     def _local_variant(self, name: str) -> Asset | None:
         base = self.get(name)
         if base is None:
@@ -91,8 +95,9 @@ def _serve(request: web.Request, name: str, *, local: bool = False) -> web.Respo
         body = asset.gzipped
         headers["Content-Encoding"] = "gzip"
     charset = "utf-8" if asset.content_type.startswith("text/") else None
-    return web.Response(body=body, headers=headers, content_type=asset.content_type,
-                        charset=charset)
+    return web.Response(
+        body=body, headers=headers, content_type=asset.content_type, charset=charset
+    )
 
 
 async def index(request: web.Request) -> web.Response:
