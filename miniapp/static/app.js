@@ -46,7 +46,7 @@ async function boot() {
     return;
   }
   if (!session) {
-    ui.message(t("sessionExpired"));
+    ui.message(t("openInTelegram"));
     return;
   }
   S.local = !!session.local;

@@ -489,3 +489,16 @@ async def test_local_new_expansion_game_from_the_lobby(
         assert not errors, errors
     finally:
         await context.close()
+
+
+async def test_outside_telegram_without_code_says_where_to_open(
+    page: Page, aiohttp_server: Any, memory_service: GameService, settings: Settings
+) -> None:
+    async def refuse(route: Route) -> None:
+        await route.abort()
+
+    await page.route("https://telegram.org/**", refuse)  # no Telegram around, no initData
+    server = await serve(aiohttp_server, memory_service, settings)
+    await page.goto(f"http://127.0.0.1:{server.port}/?game=whatever")
+    await page.wait_for_selector("#message:not([hidden])")
+    assert "Open this board from Telegram" in await page.inner_text("#message")
