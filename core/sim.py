@@ -373,10 +373,6 @@ class Run:
     belief_samples: int = 0
 
 
-def _roles(state: GameState) -> tuple[str, ...]:
-    return state.rs.roles
-
-
 def play_game(
     config: GameConfig,
     seed: int,
@@ -422,7 +418,11 @@ def play_game(
 
             level = parse_kind(assign.kind_for(state.rs.roles[seat]))[1]
             view = view_for(state, seat)
-            move = choose_move(view, level=level, seed=rng.randrange(1 << 30))
+            try:
+                move = choose_move(view, level=level, seed=rng.randrange(1 << 30))
+            except Exception as exc:  # an agent bug is reported, and the game goes on
+                run.violations.append(f"game {seed} seq {state.seq}: ai raised {exc!r}")
+                move = rng.choice(view["legal_moves"])
             if move not in view["legal_moves"]:
                 run.violations.append(f"game {seed} seq {state.seq}: ai chose unlisted {move}")
         else:
