@@ -39,7 +39,7 @@ from core.engine import (
     view_for,
     waiting_on,
 )
-from core.engine.board import GOAL_KEYS, START_KEY, Board, full_conn
+from core.engine.board import DELTA, GOAL_KEYS, START_KEY, Board, full_conn
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
 from core.engine.setup import hand_size, role_cards
 from core.engine.state import REMOVED_S2
@@ -113,6 +113,12 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
             out.append(f"goal {g}: the maze shows another goal card")
     if rs.board.cells.get(START_KEY, -1) >> 1 != CARD_INDEX["S1_START"]:
         out.append("the start card is missing")
+    # RULES §2: a face-down goal next to a connected opening would have been turned up
+    for g, k in enumerate(GOAL_KEYS):
+        if not rs.board.revealed[g]:
+            for d, opp in ((1, 4), (2, 8), (4, 1), (8, 2)):
+                if rs.board.conn.get(k + DELTA[d], 0) & opp:
+                    out.append(f"goal {g} is next to a connected opening but face down")
     # the incremental caches (connection masks, frontier) agree with a full recomputation
     b = rs.board
     if b.conn != full_conn(b.cells):
