@@ -28,6 +28,9 @@ from core.ai.knowledge import (
 )
 
 REVEAL_GOLD = 60.0
+ORDER_W = 1.0
+EARLY_EXPOSURE = 14.0  # a saboteur far from the gold mostly hides
+DIGGER_BREAK_AT = 0.74  # how sure a digger must be before breaking a suspect
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
@@ -178,7 +181,7 @@ def exposure_weight(ctx: Ctx, d_now: float) -> float:
         return 0.5
     if d_now <= 4.5:
         return 2.0
-    return 4.5
+    return EARLY_EXPOSURE
 
 
 def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
@@ -346,9 +349,13 @@ def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
     if ctx.bad:
         d0 = ctx.measure(ctx.board)[0]
         urgency = 1.0 + max(0.0, 6.0 - d0) * 0.5
-        s = (5.0 * urgency - exposure_weight(ctx, d0)) * e * impact - 0.5
+        # the diggers about to move matter most when the gold is near
+        n = max(1, len(ctx.seats))
+        ahead = (t - ctx.me) % n
+        order = 1.0 + ORDER_W * max(0.0, 4.0 - d0) / 4.0 * (1.0 / ahead)
+        s = (5.0 * urgency * order - exposure_weight(ctx, d0)) * e * impact - 0.5
     else:
-        s = 14.0 * (e - 0.68) * impact
+        s = 14.0 * (e - DIGGER_BREAK_AT) * impact
     return s + (1.0 if trap else 0.0)
 
 
