@@ -23,6 +23,8 @@ from core.store import TIMER_WARN, TimerClaim
 
 log = logging.getLogger(__name__)
 
+SWEEP_EVERY_MS = 5_000  # timer index repair (store.sweep_timers), one SCAN batch a time
+
 
 class Timers(ServiceCore):
     def on_turn_warning(self, handler: WarningHandler) -> None:
@@ -32,11 +34,14 @@ class Timers(ServiceCore):
     # ================================================================ timers
     async def run_timers(self, stop: asyncio.Event | None = None) -> None:
         """Background task: fire due deadlines, from whichever worker claims them first."""
-        last_prune = 0
+        last_prune = last_sweep = 0
         while stop is None or not stop.is_set():
             try:
                 fired = await self.fire_due()
                 now = self.now_ms()
+                if now - last_sweep >= SWEEP_EVERY_MS:
+                    last_sweep = now
+                    await self.store.sweep_timers()
                 if now - last_prune > 600_000:
                     last_prune = now
                     await self.store.prune_archive(now)

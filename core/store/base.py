@@ -59,11 +59,13 @@ class CommitResult:
 
 @dataclass(frozen=True, slots=True)
 class TimerClaim:
-    """A due timer this worker now holds for ``lease`` ms."""
+    """A due timer this worker now holds for ``lease`` ms (a turn deadline) or owns (a
+    warning, handed out once); ``version`` is the game version it was armed for."""
 
     game_id: str
     version: int
     kind: str  # TIMER_TURN | TIMER_WARN
+    lease_until: int | None = field(default=None, compare=False)  # turn: the lease's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +88,12 @@ class GameStore(Protocol):
 
     ``commit(..., presence=(who, now_ms))`` also records that ``who`` was present (the
     ``online`` flag) in the same atomic step, so a player's move costs no extra write.
+
+    Timers: ``claim_due`` hands out due deadlines (a turn deadline leased to this worker
+    for ``lease_ms``, a warning once); ``timer_done`` forgets a claimed deadline the caller
+    handled without a commit; ``sweep_timers`` (called every few seconds by every worker)
+    repairs the timer index from the games' own records and returns how many entries it
+    fixed — always 0 when the index cannot diverge (one process).
     """
 
     # live games
@@ -128,6 +136,7 @@ class GameStore(Protocol):
     ) -> list[TimerClaim]: ...
     async def timer_done(self, claim: TimerClaim) -> None: ...
     async def next_due_ms(self) -> int | None: ...
+    async def sweep_timers(self) -> int: ...
 
     # side effects once
     async def claim_once(self, key: str, ttl_s: float) -> bool: ...

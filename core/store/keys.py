@@ -4,7 +4,8 @@ Why one module: key names are a storage format. Scattering f-strings over the co
 renames unsafe and hides which keys a Lua script touches. Every key of one game shares the
 hash tag ``{g:<id>}`` so the commit script touches a single Cluster slot; the archive keys
 of a game share the same tag (under their own ``arch:`` prefix) so archiving is one script
-too. Indexes (timers, chats, users, stats) are global keys in their own slots.
+too. Indexes (timers, chats, users, stats) are global keys in their own slots, written by
+plain commands or pipelines, never inside a script or a MULTI with a game's keys.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ class Keys:
     def game_keys(self, game_id: str) -> list[str]:
         return [self.game(game_id), self.log(game_id), self.adapter(game_id)]
 
+    def game_pattern(self) -> str:
+        """SCAN pattern matching every live game's record (the timer sweeper)."""
+        return _glob_escape(self.prefix) + "{g:*}:rec"
+
+    def game_id_of(self, record_key: str) -> str | None:
+        """The game id of a record key (``game(id)``), None for anything else."""
+        head, tail = self.prefix + "{g:", "}:rec"
+        if not (record_key.startswith(head) and record_key.endswith(tail)):
+            return None
+        game_id = record_key[len(head) : -len(tail)]
+        return game_id if GAME_ID_RE.match(game_id) else None
+
     # --- archive of a finished game (same slot as the live game, own prefix) ----------
     def archive(self, game_id: str) -> str:
         """String: the compact JSON record of a finished game (no TTL)."""
@@ -71,7 +84,11 @@ class Keys:
 
     # --- global indexes -----------------------------------------------------------------
     def timers(self) -> str:
-        """Sorted set of deadlines; members ``<game_id>|<version>|<kind>``."""
+        """Sorted set of timer hints: member ``<game_id>|<kind>`` → when to look at the game.
+
+        Only a hint: the deadline itself is in the game's record (``dl``/``wl``/``tv``), see
+        ``core/store/lua.py``. Members ``<game_id>|<version>|<kind>`` are the format of the
+        previous release and are still understood."""
         return f"{self.prefix}timers"
 
     def chat(self, chat_id: int, topic_id: int | None) -> str:
@@ -95,10 +112,17 @@ class Keys:
         return f"{self.prefix}changed"
 
 
-def timer_member(game_id: str, version: int, kind: str) -> str:
-    return f"{game_id}|{version}|{kind}"
+def timer_member(game_id: str, kind: str) -> str:
+    """The timer index member of a game's turn deadline (``t``) or warning (``w``)."""
+    return f"{game_id}|{kind}"
 
 
-def parse_timer_member(member: str) -> tuple[str, int, str]:
-    game_id, version, kind = member.split("|")
-    return game_id, int(version), kind
+def parse_timer_member(member: str) -> tuple[str, str, bool]:
+    """``(game_id, kind, legacy)``; legacy members (``<id>|<version>|<kind>``) come from
+    the previous release, which keyed hints by version."""
+    parts = member.split("|")
+    return parts[0], parts[-1], len(parts) != 2
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)

@@ -1,15 +1,24 @@
 """Lua scripts of the Redis store.
 
-Each script is one atomic step and one round trip (EVALSHA). Scripts only touch the keys
-passed in KEYS; the commit's KEYS are the game's own keys (one hash tag) plus the global
-timer index — on Redis Cluster that index would live in another slot, see
-ARCHITECTURE.md principle 5 (a sweeper repairs it from the ``dl`` field of the record).
+Each script is one atomic step and one round trip (EVALSHA). Every script touches only
+the keys passed in KEYS, and the KEYS of one call always share one hash slot (a game's
+``{g:<id>}`` keys, or one global key), so every script stays valid on Redis Cluster; the
+store's tests record every script call and check this.
+
+Turn timers (ARCHITECTURE.md principle 5): the truth lives in the game's own hash — ``dl``
+deadline ms, ``wl`` warning ms (present until the warning is claimed), ``tv`` version the
+timers are armed for, ``lz`` lease of the worker firing the deadline. The global timer
+index (a sorted set in its own slot) only holds *hints* ``<game_id>|t`` / ``<game_id>|w`` →
+when to look at the game; it is written in the same pipeline as the commit, and whoever
+claims a hint re-checks the game's hash (``CLAIM_GAME``) and fires, re-schedules to the true
+time or drops it. ``RedisStore.sweep_timers`` re-adds hints a crash or a lost write missed.
 """
 
-# KEYS: rec, log, adapter, timers
+# KEYS: rec, log, adapter (one game: one slot)
 # ARGV: expected, state, meta, ttl_ms, mode(keep|clear|set), deadline_ms, warn_ms|'', channel,
 #       game_id, n_log, presence field|'', presence ms, log entries...
 # -> {1, new_version} | {0, current_version} | {-1, 0} (no such game)
+# The deadline is written into the record; the index hint is the client's business.
 COMMIT = """
 local cur = redis.call('HGET', KEYS[1], 'v')
 if not cur then return {-1, 0} end
@@ -22,25 +31,20 @@ local n = tonumber(ARGV[10])
 if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 13, 12 + n)) end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], ARGV[11], ARGV[12]) end
 local mode = ARGV[5]
-local tv = redis.call('HGET', KEYS[1], 'tv')
 local dl = false
 local wl = false
 if mode == 'keep' then
   dl = redis.call('HGET', KEYS[1], 'dl')
-  if tv and dl and redis.call('ZSCORE', KEYS[4], gid .. '|' .. tv .. '|w') then
-    wl = redis.call('HGET', KEYS[1], 'wl')
-  end
+  wl = redis.call('HGET', KEYS[1], 'wl')
 elseif mode == 'set' then
   dl = ARGV[6]
   if ARGV[7] ~= '' then wl = ARGV[7] end
 end
-if tv then redis.call('ZREM', KEYS[4], gid .. '|' .. tv .. '|t', gid .. '|' .. tv .. '|w') end
+redis.call('HDEL', KEYS[1], 'lz')
 if dl then
   redis.call('HSET', KEYS[1], 'tv', new, 'dl', dl)
-  redis.call('ZADD', KEYS[4], dl, gid .. '|' .. new .. '|t')
   if wl then
     redis.call('HSET', KEYS[1], 'wl', wl)
-    redis.call('ZADD', KEYS[4], wl, gid .. '|' .. new .. '|w')
   else
     redis.call('HDEL', KEYS[1], 'wl')
   end
@@ -73,20 +77,84 @@ if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1
 """
 
-# KEYS: timers ; ARGV: now_ms, limit, lease_ms -> due members
-# Turn timers are leased (pushed to now+lease) so a crashed claimer's timer comes back;
-# warnings are best effort and removed at once.
+# KEYS: timers ; ARGV: now_ms, limit, lease_until -> due members
+# First step of a claim, on the index alone: due turn hints are pushed to the lease's end
+# (so other pollers skip them while this worker checks the games), due warning hints are
+# removed (a warning is best effort: once at most).
 CLAIM_DUE = """
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-local lease_until = tonumber(ARGV[1]) + tonumber(ARGV[3])
 for _, m in ipairs(due) do
   if string.sub(m, -1) == 'w' then
     redis.call('ZREM', KEYS[1], m)
   else
-    redis.call('ZADD', KEYS[1], lease_until, m)
+    redis.call('ZADD', KEYS[1], ARGV[3], m)
   end
 end
 return due
+"""
+
+# KEYS: rec (one game) ; ARGV: kind (t|w), now_ms, lease_until
+# -> {1, armed_version} fire | {2, due_ms} not yet (re-schedule the hint) | {0, 0} nothing
+# Second step of a claim: the game's own hash decides. A turn deadline is leased in the
+# hash (``lz``), so only one worker fires it until the lease runs out, whatever the index
+# says; a warning is claimed by deleting ``wl``, so it is handed out once.
+CLAIM_GAME = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
+local now = tonumber(ARGV[2])
+local tv = tonumber(redis.call('HGET', KEYS[1], 'tv'))
+if ARGV[1] == 'w' then
+  local wl = tonumber(redis.call('HGET', KEYS[1], 'wl'))
+  if not wl or not tv then return {0, 0} end
+  if wl > now then return {2, wl} end
+  redis.call('HDEL', KEYS[1], 'wl')
+  return {1, tv}
+end
+local dl = tonumber(redis.call('HGET', KEYS[1], 'dl'))
+if not dl or not tv then return {0, 0} end
+if dl > now then return {2, dl} end
+local lz = tonumber(redis.call('HGET', KEYS[1], 'lz'))
+if lz and lz > now then return {2, lz} end
+redis.call('HSET', KEYS[1], 'lz', ARGV[3])
+return {1, tv}
+"""
+
+# KEYS: timers ; ARGV: triples op, member, score...
+#   'cas'  member score expected: set the hint to `score` if it is still `expected`
+#          (nobody re-armed it meanwhile); score '' removes it instead
+#   'nx'   member score: add the hint unless one exists
+# Index repairs after a claim or a failed commit: a hint written meanwhile by a commit
+# (the truth's own writer) always wins over a repair.
+INDEX_FIX = """
+local i = 1
+while i <= #ARGV do
+  local op, m = ARGV[i], ARGV[i + 1]
+  if op == 'cas' then
+    local cur = redis.call('ZSCORE', KEYS[1], m)
+    if cur and tonumber(cur) == tonumber(ARGV[i + 3]) then
+      if ARGV[i + 2] == '' then
+        redis.call('ZREM', KEYS[1], m)
+      else
+        redis.call('ZADD', KEYS[1], ARGV[i + 2], m)
+      end
+    end
+    i = i + 4
+  else
+    redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 2], m)
+    i = i + 3
+  end
+end
+return 1
+"""
+
+# KEYS: rec ; ARGV: armed version -> 1 cleared | 0
+# The timer armed at that version is handled (game gone, cancelled, closed out): forget it,
+# so the sweeper does not bring it back.
+TIMER_DONE = """
+if tonumber(redis.call('HGET', KEYS[1], 'tv')) == tonumber(ARGV[1]) then
+  redis.call('HDEL', KEYS[1], 'dl', 'wl', 'tv', 'lz')
+  return 1
+end
+return 0
 """
 
 # KEYS: key ; ARGV: expected -> 1 deleted | 0

@@ -18,6 +18,8 @@ from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     DEFAULT_LEASE_MS,
     KEEP,
+    TIMER_TURN,
+    TIMER_WARN,
     Change,
     CommitResult,
     Deadline,
@@ -41,8 +43,9 @@ class _Game:
     adapter: dict[str, str] = field(default_factory=dict)
     presence: dict[str, int] = field(default_factory=dict)
     deadline_ms: int | None = None
-    warn_ms: int | None = None
+    warn_ms: int | None = None  # until the warning is claimed
     timer_version: int | None = None
+    lease_until: int | None = None
 
 
 class MemoryStore:
@@ -117,24 +120,18 @@ class MemoryStore:
         game.log.extend(log_entries)
         if presence is not None:
             game.presence[presence[0]] = int(presence[1])
-        old = game.timer_version
         dl: int | None = None
         wl: int | None = None
         if deadline is KEEP:
-            dl = game.deadline_ms
-            if old is not None and timer_member(game_id, old, "w") in self._timers:
-                wl = game.warn_ms
+            dl, wl = game.deadline_ms, game.warn_ms
         elif isinstance(deadline, Deadline):
-            dl, wl = int(deadline.at_ms), deadline.warn_ms
-        if old is not None:
-            self._timers.pop(timer_member(game_id, old, "t"), None)
-            self._timers.pop(timer_member(game_id, old, "w"), None)
-        game.deadline_ms, game.warn_ms = dl, wl
+            dl = int(deadline.at_ms)
+            wl = None if deadline.warn_ms is None else int(deadline.warn_ms)
+        game.deadline_ms, game.warn_ms, game.lease_until = dl, wl, None
         game.timer_version = new if dl is not None else None
-        if dl is not None:
-            self._timers[timer_member(game_id, new, "t")] = dl
-            if wl is not None:
-                self._timers[timer_member(game_id, new, "w")] = int(wl)
+        if deadline is not KEEP:
+            self._hint(game_id, TIMER_TURN, dl)
+            self._hint(game_id, TIMER_WARN, wl)
         game.expires = self._clock() + ttl_s
         self._fanout.dispatch(Change(game_id, new))
         return CommitResult(True, new)
@@ -146,10 +143,9 @@ class MemoryStore:
         return _lrange(game.log, start, end)
 
     async def delete_game(self, game_id: str) -> None:
-        game = self._games.pop(game_id, None)
-        if game is not None and game.timer_version is not None:
-            self._timers.pop(timer_member(game_id, game.timer_version, "t"), None)
-            self._timers.pop(timer_member(game_id, game.timer_version, "w"), None)
+        self._games.pop(game_id, None)
+        self._hint(game_id, TIMER_TURN, None)
+        self._hint(game_id, TIMER_WARN, None)
 
     async def touch(self, game_id: str, who: str, now_ms: int) -> None:
         game = self._game(game_id)
@@ -194,24 +190,72 @@ class MemoryStore:
         return sorted(games, key=lambda g: (games[g], g), reverse=True)
 
     # ---------------------------------------------------------------------- timers
+    def _hint(self, game_id: str, kind: str, at_ms: int | None) -> None:
+        member = timer_member(game_id, kind)
+        if at_ms is None:
+            self._timers.pop(member, None)
+        else:
+            self._timers[member] = at_ms
+
     async def claim_due(
         self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
     ) -> list[TimerClaim]:
+        """The same two steps as ``RedisStore``: the index's due hints, then each game's
+        record decides (here the index cannot diverge, but the lease works the same)."""
+        lease_until = now_ms + lease_ms
         due = sorted((s, m) for m, s in self._timers.items() if s <= now_ms)[:limit]
         claims = []
         for _, member in due:
-            if member.endswith("w"):
+            game_id, kind, _legacy = parse_timer_member(member)
+            if kind == TIMER_WARN:
                 del self._timers[member]
             else:
-                self._timers[member] = now_ms + lease_ms
-            claims.append(TimerClaim(*parse_timer_member(member)))
+                self._timers[member] = lease_until
+            game = self._game(game_id)
+            version = game.timer_version if game is not None else None
+            if game is None or version is None:
+                self._timers.pop(member, None)
+            elif kind == TIMER_WARN:
+                if game.warn_ms is not None and game.warn_ms > now_ms:
+                    self._timers[member] = game.warn_ms
+                elif game.warn_ms is not None:
+                    game.warn_ms = None
+                    claims.append(TimerClaim(game_id, version, kind))
+            elif game.deadline_ms is None:
+                del self._timers[member]
+            elif game.deadline_ms > now_ms:
+                self._timers[member] = game.deadline_ms
+            elif game.lease_until is not None and game.lease_until > now_ms:
+                self._timers[member] = game.lease_until
+            else:
+                game.lease_until = lease_until
+                claims.append(TimerClaim(game_id, version, kind, lease_until))
         return claims
 
     async def timer_done(self, claim: TimerClaim) -> None:
-        self._timers.pop(timer_member(claim.game_id, claim.version, claim.kind), None)
+        game = self._game(claim.game_id)
+        if game is not None and game.timer_version == claim.version:
+            game.deadline_ms = game.warn_ms = game.timer_version = game.lease_until = None
+        member = timer_member(claim.game_id, claim.kind)
+        if claim.lease_until is not None and self._timers.get(member) == claim.lease_until:
+            del self._timers[member]
 
     async def next_due_ms(self) -> int | None:
         return min(self._timers.values(), default=None)
+
+    async def sweep_timers(self) -> int:
+        """One process: the index is updated with every commit and cannot lose an entry;
+        the check is kept so both stores answer the same."""
+        repaired = 0
+        for game_id, game in list(self._games.items()):
+            for kind, at in ((TIMER_TURN, game.deadline_ms), (TIMER_WARN, game.warn_ms)):
+                if kind == TIMER_TURN and at is not None:
+                    at = max(at, game.lease_until or 0)
+                current = self._timers.get(timer_member(game_id, kind))
+                if at is not None and (current is None or current > at):
+                    self._hint(game_id, kind, at)
+                    repaired += 1
+        return repaired
 
     # ------------------------------------------------------------ side effects once
     async def claim_once(self, key: str, ttl_s: float) -> bool:

@@ -12,12 +12,15 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
+from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.store import lua
@@ -25,6 +28,8 @@ from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     DEFAULT_LEASE_MS,
     KEEP,
+    TIMER_TURN,
+    TIMER_WARN,
     Change,
     CommitResult,
     Deadline,
@@ -34,7 +39,7 @@ from core.store.base import (
     TokenResult,
 )
 from core.store.fanout import Fanout
-from core.store.keys import Keys, parse_timer_member
+from core.store.keys import GAME_ID_RE, Keys, parse_timer_member, timer_member
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +52,14 @@ def _deadline_args(deadline: Deadline | Keep | None) -> list[str]:
     assert isinstance(deadline, Deadline)
     warn = "" if deadline.warn_ms is None else str(int(deadline.warn_ms))
     return ["set", str(int(deadline.at_ms)), warn]
+
+
+def _evalsha(pipe: Pipeline, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> None:
+    pipe.evalsha(script.sha, len(keys), *keys, *args)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _str(value: Any) -> str:
@@ -88,6 +101,10 @@ class RedisStore:
         self._create = client.register_script(lua.CREATE)
         self._hset_alive = client.register_script(lua.HSET_ALIVE)
         self._claim = client.register_script(lua.CLAIM_DUE)
+        self._claim_game = client.register_script(lua.CLAIM_GAME)
+        self._index_fix = client.register_script(lua.INDEX_FIX)
+        self._timer_done = client.register_script(lua.TIMER_DONE)
+        self._scripts = (self._commit, self._claim_game, self._index_fix, self._timer_done)
         self._delete_if = client.register_script(lua.DELETE_IF)
         self._bucket = client.register_script(lua.TOKEN_BUCKET)
         self._archive = client.register_script(lua.ARCHIVE)
@@ -95,6 +112,8 @@ class RedisStore:
         self._sub_task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self.reconnects = 0
+        self._sweep_cursor = 0
+        self.sweep_batch = 500  # keys examined per sweep_timers() call (SCAN COUNT)
 
     @classmethod
     def from_url(
@@ -153,23 +172,67 @@ class RedisStore:
         args += [self.keys.channel(), game_id, len(log_entries)]
         args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
         args += log_entries
-        status, version = await self._commit(
-            keys=[*self.keys.game_keys(game_id), self.keys.timers()], args=args
-        )
+        hints = self._hints(game_id, deadline)
+        if not hints:
+            status, version = await self._commit(keys=self.keys.game_keys(game_id), args=args)
+        else:
+            # One round trip: the commit script (the game's slot) and the index hints (the
+            # index's slot) in one non-transactional pipeline. The hints are written even
+            # if the commit loses; then they are undone below (the loser's extra trip).
+            timers = self.keys.timers()
+
+            def build(pipe: Pipeline) -> None:
+                _evalsha(pipe, self._commit, self.keys.game_keys(game_id), args)
+                for member, score in hints:
+                    if score is None:
+                        pipe.zrem(timers, member)
+                    else:
+                        pipe.zadd(timers, {member: score})
+
+            (status, version), *_ = await self._pipeline(build)
+            if status != 1:
+                await self._undo_hints(hints)
         if status == 1:
             return CommitResult(True, int(version))
         return CommitResult(False, int(version) if status == 0 else None)
+
+    def _hints(
+        self, game_id: str, deadline: Deadline | Keep | None
+    ) -> list[tuple[str, int | None]]:
+        """Index writes for a commit: (member, score), score None = remove. KEEP: none."""
+        turn, warn = timer_member(game_id, TIMER_TURN), timer_member(game_id, TIMER_WARN)
+        if deadline is KEEP:
+            return []
+        if deadline is None:
+            return [(turn, None), (warn, None)]
+        assert isinstance(deadline, Deadline)
+        at = int(deadline.at_ms)
+        return [(turn, at), (warn, None if deadline.warn_ms is None else int(deadline.warn_ms))]
+
+    async def _undo_hints(self, hints: Sequence[tuple[str, int | None]]) -> None:
+        """A losing commit's hints may be wrong: turn each into "look at the game now"
+        unless a commit re-armed it meanwhile (the claim then finds the true deadline)."""
+        now = _now_ms()
+        args: list[Any] = []
+        for member, score in hints:
+            if score is None:
+                args += ["nx", member, now]
+            else:
+                args += ["cas", member, now, score]
+        with contextlib.suppress(RedisError):
+            await self._index_fix(keys=[self.keys.timers()], args=args)
 
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
         return _strs(await self.redis.lrange(self.keys.log(game_id), start, end))
 
     async def delete_game(self, game_id: str) -> None:
-        record = await self.load(game_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(*self.keys.game_keys(game_id))
-            if record is not None:
-                tv = record.version
-                pipe.zrem(self.keys.timers(), f"{game_id}|{tv}|t", f"{game_id}|{tv}|w")
+            pipe.zrem(
+                self.keys.timers(),
+                timer_member(game_id, TIMER_TURN),
+                timer_member(game_id, TIMER_WARN),
+            )
             await pipe.execute()
 
     async def touch(self, game_id: str, who: str, now_ms: int) -> None:
@@ -209,15 +272,101 @@ class RedisStore:
     async def claim_due(
         self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
     ) -> list[TimerClaim]:
-        members = await self._claim(keys=[self.keys.timers()], args=[now_ms, limit, lease_ms])
-        return [TimerClaim(*parse_timer_member(m)) for m in members]
+        """Due hints from the index, then each game's own record decides (see lua.py).
+
+        Idle: one round trip. With due hints: the index step, one pipeline of per-game
+        claims (one slot each) and, only for hints that were early or stale, one repair.
+        """
+        lease_until = int(now_ms) + int(lease_ms)
+        timers = self.keys.timers()
+        members = _strs(await self._claim(keys=[timers], args=[now_ms, limit, lease_until]))
+        if not members:
+            return []
+        parsed = [parse_timer_member(m) for m in members]
+        valid = [i for i, (game_id, _, _) in enumerate(parsed) if GAME_ID_RE.match(game_id)]
+
+        def build(pipe: Pipeline) -> None:
+            for i in valid:
+                game_id, kind, _ = parsed[i]
+                keys = [self.keys.game(game_id)]
+                _evalsha(pipe, self._claim_game, keys, [kind, now_ms, lease_until])
+
+        outcomes: list[Any] = [[0, 0]] * len(members)  # junk members: dropped
+        for i, outcome in zip(valid, await self._pipeline(build), strict=True):
+            outcomes[i] = outcome
+        claims: list[TimerClaim] = []
+        fixes: list[Any] = []
+        for member, (game_id, kind, legacy), (status, value) in zip(
+            members, parsed, outcomes, strict=True
+        ):
+            is_turn = kind == TIMER_TURN
+            if status == 1:
+                claims.append(
+                    TimerClaim(game_id, int(value), kind, lease_until if is_turn else None)
+                )
+                continue
+            if is_turn:  # the hint is still at our lease unless a commit re-armed it
+                later = "" if status == 0 or legacy else int(value)
+                fixes += ["cas", member, later, lease_until]
+            if status == 2 and (legacy or not is_turn):
+                fixes += ["nx", timer_member(game_id, kind), int(value)]
+        if fixes:
+            await self._index_fix(keys=[timers], args=fixes)
+        return claims
 
     async def timer_done(self, claim: TimerClaim) -> None:
-        await self.redis.zrem(self.keys.timers(), f"{claim.game_id}|{claim.version}|{claim.kind}")
+        def build(pipe: Pipeline) -> None:
+            _evalsha(pipe, self._timer_done, [self.keys.game(claim.game_id)], [claim.version])
+            if claim.lease_until is not None:  # drop the hint unless re-armed meanwhile
+                member = timer_member(claim.game_id, claim.kind)
+                args = ["cas", member, "", claim.lease_until]
+                _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
+
+        await self._pipeline(build)
 
     async def next_due_ms(self) -> int | None:
         first = await self.redis.zrange(self.keys.timers(), 0, 0, withscores=True)
         return int(first[0][1]) if first else None
+
+    async def sweep_timers(self) -> int:
+        """Repair the timer index from the games' records, one SCAN batch per call.
+
+        The index is written next to the commit, not inside it (another slot on Cluster),
+        so a crash or a failover between the two can lose a hint, and a hint can end up
+        later than the deadline. Each call examines the next ``sweep_batch`` keys (the
+        cursor is kept between calls) and re-adds or lowers the hints of games whose
+        record has a deadline (``ZADD LT``: a repair can only make a hint earlier, and an
+        early hint is harmless — the claim checks the record). Returns the repairs made.
+        """
+        cursor, found = await self.redis.scan(
+            self._sweep_cursor, match=self.keys.game_pattern(), count=self.sweep_batch, _type="hash"
+        )
+        self._sweep_cursor = int(cursor)
+        games = [g for g in (self.keys.game_id_of(_str(k)) for k in found) if g is not None]
+        if not games:
+            return 0
+        timers = self.keys.timers()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for game_id in games:
+                pipe.hmget(self.keys.game(game_id), "dl", "wl", "lz")
+                pipe.zmscore(
+                    timers, [timer_member(game_id, TIMER_TURN), timer_member(game_id, TIMER_WARN)]
+                )
+            rows = await pipe.execute()
+        repairs: dict[str, int] = {}
+        for i, game_id in enumerate(games):
+            dl, wl, lz = (None if x is None else int(x) for x in rows[2 * i])
+            turn_score, warn_score = rows[2 * i + 1]
+            if dl is not None:
+                due = max(dl, lz or 0)
+                if turn_score is None or turn_score > due:
+                    repairs[timer_member(game_id, TIMER_TURN)] = due
+            if wl is not None and (warn_score is None or warn_score > wl):
+                repairs[timer_member(game_id, TIMER_WARN)] = wl
+        if repairs:
+            await self.redis.zadd(timers, repairs, lt=True)
+            log.info("timer sweep repaired %d index entries", len(repairs))
+        return len(repairs)
 
     # ------------------------------------------------------------ side effects once
     async def claim_once(self, key: str, ttl_s: float) -> bool:
@@ -313,7 +462,8 @@ class RedisStore:
             keys=[k.archive(game_id), k.archive_log(game_id), k.log(game_id)],
             args=[json.dumps(record, separators=(",", ":"))],
         )
-        async with self.redis.pipeline(transaction=True) as pipe:
+        # global indexes, each in its own slot: a plain pipeline (MULTI is slot-bound too)
+        async with self.redis.pipeline(transaction=False) as pipe:
             pipe.zadd(k.archive_index(), {game_id: finished_ms})
             for user_id in set(user_ids):
                 pipe.zadd(k.user_stats(user_id), {game_id: finished_ms})
@@ -378,6 +528,22 @@ class RedisStore:
         return changed
 
     # ------------------------------------------------------------------- plumbing
+    async def _pipeline(self, build: Callable[[Pipeline], None]) -> list[Any]:
+        """Run a non-transactional pipeline in one round trip (scripts as bare EVALSHA:
+        redis-py would add a SCRIPT EXISTS trip); after a Redis restart forgot the
+        scripts, load them and run it again (a NOSCRIPT command did nothing)."""
+        for attempt in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                build(pipe)
+                try:
+                    return list(await pipe.execute())
+                except NoScriptError:
+                    if attempt:
+                        raise
+            for script in self._scripts:
+                script.sha = _str(await self.redis.script_load(script.script))
+        raise AssertionError("unreachable")
+
     async def ping(self) -> bool:
         try:
             return bool(await self.redis.ping())

@@ -1,12 +1,36 @@
-"""A ``store`` fixture parametrised over both backends (real Redis for ``RedisStore``)."""
+"""Store fixtures: a ``store`` over both backends (real Redis for ``RedisStore``), and a
+recorder that checks every Redis command the store sends is valid on Redis Cluster."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
+from redis.asyncio.connection import AbstractConnection
+from store_commands import CommandLog
 
 from core.store import GameStore, MemoryStore, RedisStore
+
+
+@pytest.fixture(autouse=True)
+def redis_commands() -> Iterator[CommandLog]:
+    """Record every command packed for Redis; after the test: no script call spans two
+    slots, and no MULTI is ever opened (a transaction is slot-bound on a Cluster too)."""
+    commands = CommandLog()
+    original = AbstractConnection.pack_command
+
+    def recording(self: AbstractConnection, *args: Any) -> list[bytes]:
+        commands.record(args)
+        return original(self, *args)
+
+    AbstractConnection.pack_command = recording  # type: ignore[method-assign]
+    try:
+        yield commands
+    finally:
+        AbstractConnection.pack_command = original  # type: ignore[method-assign]
+    assert commands.cross_slot() == []
+    assert "MULTI" not in commands.names
 
 
 @pytest.fixture(params=["memory", "redis"])
