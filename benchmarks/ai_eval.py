@@ -5,8 +5,8 @@
     .venv/bin/python benchmarks/ai_eval.py --matchup ai-vs-ai --level hard
 
 Prints one JSON line per configuration (edition, players, matchup, rounds, win rates
-with a 95% Wilson interval, belief accuracy, mean/max AI decision time) and, with
-`--markdown`, a table for docs/benchmarks/ai.md.
+with a 95% Wilson interval, belief accuracy, mean/max AI decision CPU time);
+`--table FILE` turns such lines into the markdown tables of docs/benchmarks/ai.md.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,6 +51,52 @@ def run(edition: str, players: int, matchup: str, rounds: int, seed: int,
     return out
 
 
+def _pct(r: dict[str, Any] | None) -> str:
+    if not r:
+        return "0%"
+    lo, hi = r["ci95"]
+    return f"{100 * r['rate']:.1f}% ({100 * lo:.0f}-{100 * hi:.0f})"
+
+
+def table(path: str) -> str:
+    """Markdown tables from the JSON lines of earlier runs."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    out = []
+    for ed in ("classic", "expansion"):
+        sel = [r for r in rows if r["edition"] == ed]
+        if not sel:
+            continue
+        if ed == "classic":
+            out.append("| players | matchup | level | rounds | diggers win (95% CI) | "
+                       "saboteurs win (95% CI) | belief accuracy | AI ms mean / max |")
+            out.append("|---|---|---|---|---|---|---|---|")
+        else:
+            out.append("| players | matchup | level | rounds | blue | green | blue+green | "
+                       "saboteurs | belief accuracy | AI ms mean / max |")
+            out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for r in sel:
+            w = r["win_rates"]
+            acc = r.get("belief_accuracy")
+            accs = "-" if acc is None else f"{100 * acc:.1f}% (n={r['belief_samples']})"
+            ms = f"{r.get('ai_ms_mean', '-')} / {r.get('ai_ms_max', '-')}"
+            head = f"| {r['players']} | {r['matchup']} | {r['level']} | {r['rounds']} | "
+            if ed == "classic":
+                out.append(head + f"{_pct(w.get('diggers'))} | {_pct(w.get('saboteurs'))} | "
+                           f"{accs} | {ms} |")
+            else:
+                out.append(head + f"{_pct(w.get('blue'))} | {_pct(w.get('green'))} | "
+                           f"{_pct(w.get('blue+green'))} | {_pct(w.get('saboteurs'))} | "
+                           f"{accs} | {ms} |")
+        out.append("")
+        out.append("Per-role round win rates:")
+        out.append("")
+        for r in sel:
+            roles = ", ".join(f"{k} {100 * v:.0f}%" for k, v in r["role_win_rates"].items())
+            out.append(f"- {r['players']} players, {r['matchup']}: {roles}")
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--edition", choices=["classic", "expansion", "both"], default="both")
@@ -58,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=300)
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
+    p.add_argument("--table", metavar="FILE", help="print markdown tables from JSON lines")
     args = p.parse_args(argv)
+    if args.table:
+        print(table(args.table))
+        return 0
     editions = ["classic", "expansion"] if args.edition == "both" else [args.edition]
     matchups = [m for m in MATCHUPS if m != "random"] if args.matchup == "all" else [args.matchup]
     for ed in editions:

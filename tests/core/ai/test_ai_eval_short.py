@@ -1,0 +1,49 @@
+"""A short evaluation with loose bounds: the agents beat random play and read the table.
+
+The full evaluation (300 rounds per configuration) is `benchmarks/ai_eval.py`; its
+figures are in docs/benchmarks/ai.md. Here a few rounds must clear bounds that a working
+agent passes with overwhelming probability (seeded, so the run is reproducible anyway).
+"""
+
+from __future__ import annotations
+
+from conftest import engine
+
+from core.ai.evaluate import Assignment, parse_kind, play_games, wilson
+
+
+def _cfg(players: int) -> object:
+    return engine.GameConfig.from_options("classic", players, {"rounds": 3})
+
+
+def test_ai_diggers_beat_random_saboteurs() -> None:
+    a = Assignment(by_side={"diggers": "ai", "saboteurs": "random"})
+    t = play_games(_cfg(5), games=3, seed=77, assignment=a, max_rounds=6)
+    assert t.rounds == 6
+    assert t.outcomes["diggers"] >= 4, t.summary()
+
+
+def test_ai_saboteurs_beat_random_diggers() -> None:
+    a = Assignment(by_side={"diggers": "random", "saboteurs": "ai"})
+    t = play_games(_cfg(6), games=3, seed=78, assignment=a, max_rounds=6)
+    assert t.outcomes["saboteurs"] >= 5, t.summary()
+
+
+def test_ai_diggers_find_the_saboteurs() -> None:
+    t = play_games(_cfg(5), games=2, seed=79, assignment=Assignment(default="ai"),
+                   max_rounds=4)
+    acc = t.belief_accuracy()
+    assert acc is not None and acc >= 0.5, t.summary()
+    assert set(t.outcomes) <= {"diggers", "saboteurs"}
+
+
+def test_kinds_and_interval() -> None:
+    assert parse_kind("ai") == ("ai", "normal")
+    assert parse_kind("AI:hard") == ("ai", "hard")
+    assert parse_kind("random") == ("random", "")
+    lo, hi = wilson(270, 300)
+    assert 0.85 < lo < 0.9 < hi < 0.93
+    a = Assignment(default="random", by_side={"saboteurs": "ai:easy"}, by_role={"boss": "ai"})
+    assert a.kind_for("SABOTEUR") == "ai:easy"
+    assert a.kind_for("BOSS") == "ai"
+    assert a.kind_for("GOLD_DIGGER_BLUE") == "random"
