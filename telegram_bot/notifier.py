@@ -132,12 +132,15 @@ class Notifier:
         runtime = self.deps.runtime
         if status in ("playing", "stealing", "round_over") and await runtime.claim(
                 f"deal:{game_id}:{rnd}"):
+            # The actor's deal is also their turn prompt: claim it first, and leave the
+            # actor out if another worker's prompt got there before (one panel per version).
+            acting = sv.get("current_seat") if status in ("playing", "stealing") else None
+            prompt_ours = acting is not None and await runtime.claim(
+                f"prompt:{game_id}:{version}")
             for s in humans:
-                if s.auto:
+                if s.auto or (s.seat == acting and not prompt_ours):
                     continue
                 title = "🎲 " + (await self._tr(s)).gettext("Round {r} begins.", r=rnd)
-                if sv.get("current_seat") == s.seat:
-                    await runtime.claim(f"prompt:{game_id}:{version}")
                 await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
                                  title=title, name=s.name)
         await self._timeouts(game_id, sv, seats)
@@ -150,16 +153,18 @@ class Notifier:
                     await send_panel(self.bot, self.deps, game_id, int(actor.user_id or 0),
                                      name=actor.name)
                 self._arm_warning(game_id, version, sv, actor)
-        if status in ("round_over", "finished") and sv.get("round_result") and \
+        if status == "round_over" and sv.get("round_result") and \
                 await runtime.claim(f"reveal:{game_id}:{rnd}"):
             await self._send_group(game_id, lambda t: texts.round_result_text(t, sv))
-            if status == "round_over":
-                for s in humans:
-                    if not s.auto:
-                        await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
-                                         name=s.name)
+            for s in humans:
+                if not s.auto:
+                    await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
+                                     name=s.name)
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
-            await self._send_group(game_id, lambda t: texts.final_text(t, sv))
+            # the last round's reveal and the final scores in one group message
+            await self._send_group(game_id, lambda t: "\n\n".join(filter(None, [
+                texts.round_result_text(t, sv) if sv.get("round_result") else "",
+                texts.final_text(t, sv)])))
             for s in humans:
                 t = await self._tr(s)
                 await send_private(self.bot, self.deps, int(s.user_id or 0),

@@ -18,7 +18,7 @@ from typing import Any
 from aiohttp import web
 from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
 from conftest import BotEnv, make_settings
-from fake_bot_api import FakeBotAPI, buttons
+from fake_bot_api import FakeBotAPI
 
 from core.service.models import ServiceConfig
 from core.service.service import GameService
@@ -92,12 +92,15 @@ async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url:
 
     # each turn prompt went to its player once: no two panels for the same version
     prompts: Counter[tuple[int, str]] = Counter()
-    for u in users:
-        for m in api.bot_messages(u.id):
-            versions = {str(b.get("callback_data", "")).split(":")[2] for b in buttons(m)
-                        if str(b.get("callback_data", "")).startswith("c:")}
-            for v in versions:
-                prompts[(u.id, v)] += 1
+    for call in api.calls:
+        if call.method != "sendMessage" or not call.ok or call.group:
+            continue
+        markup = call.params.get("reply_markup") or {}
+        versions = {str(b.get("callback_data", "")).split(":")[2]
+                    for row in markup.get("inline_keyboard", []) for b in row
+                    if str(b.get("callback_data", "")).startswith("c:")}
+        for v in versions:
+            prompts[(int(call.chat_id or 0), v)] += 1
     assert prompts and max(prompts.values()) == 1, prompts.most_common(3)
     sends = Counter(c.method for c in api.calls if c.chat_id == group.id and c.ok)
     assert sends["sendPhoto"] == 1
