@@ -11,12 +11,15 @@ is (equivalent to) a listed one.
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.engine import (
+    CATALOGUE,
     GameConfig,
     GameState,
     IllegalMove,
@@ -25,6 +28,7 @@ from core.engine import (
     apply_move,
     apply_timeout,
     legal_moves,
+    view_for,
 )
 from core.engine.cards import CARD_LIST, SYMMETRIC
 from core.sim import check_state, walk
@@ -247,3 +251,191 @@ def test_round_over_only_accepts_next_round_once(config: GameConfig, seed: int) 
                     assert exc.reason == Reason.WRONG_PHASE
                 else:
                     raise AssertionError(f"{bad} accepted in round_over")
+
+
+# ------------------------------------------------------------ an independent rules oracle
+# Written from RULES.md §2, §3, §6 alone (card edges and groups from the catalogue), so that
+# a move the engine neither lists nor accepts, but the rules allow, is caught too.
+
+N_, E_, S_, W_ = 1, 2, 4, 8
+STEP = {N_: (0, -1), E_: (1, 0), S_: (0, 1), W_: (-1, 0)}
+FACING = {N_: S_, E_: W_, S_: N_, W_: E_}
+GOAL_CELLS = ((8, -2), (8, 0), (8, 2))
+
+
+def turned(mask: int, rotated: bool) -> int:
+    if not rotated:
+        return mask
+    out = 0
+    for side in (N_, E_, S_, W_):
+        if mask & side:
+            out |= FACING[side]
+    return out
+
+
+def placed_groups(cid: str, rotated: bool) -> list[int]:
+    return [turned(g, rotated) for g in CATALOGUE[cid].groups]
+
+
+def connected_edges(cells: dict[tuple[int, int], tuple[str, bool]]) -> set[tuple[int, int, int]]:
+    """(x, y, side) of every card edge whose group is joined to a source (start, ladders)."""
+    seen: set[tuple[int, int, int]] = set()  # (x, y, group mask)
+    stack = [
+        (x, y, g)
+        for (x, y), (cid, rot) in cells.items()
+        if CATALOGUE[cid].kind == "start" or CATALOGUE[cid].ladder
+        for g in placed_groups(cid, rot)
+    ]
+    seen.update(stack)
+    while stack:
+        x, y, g = stack.pop()
+        for side, (dx, dy) in STEP.items():
+            if not g & side or (x + dx, y + dy) not in cells:
+                continue
+            cid, rot = cells[(x + dx, y + dy)]
+            for h in placed_groups(cid, rot):
+                if h & FACING[side] and (x + dx, y + dy, h) not in seen:
+                    seen.add((x + dx, y + dy, h))
+                    stack.append((x + dx, y + dy, h))
+    return {(x, y, side) for x, y, g in seen for side in (N_, E_, S_, W_) if g & side}
+
+
+def oracle_placements(state: GameState, seat: int) -> set[str]:
+    rs = state.rs
+    view = view_for(state, seat)
+    cells = {(c["x"], c["y"]): (c["card"], c["rotated"]) for c in view["board"]}
+    hidden = {(g["x"], g["y"]) for g in view["goals"] if not g["revealed"]}
+    front = view["seats"][seat]["in_front"]
+    if any(c.startswith("BREAK_") or c == "TRAPPED" for c in front):
+        return set()
+    conn = connected_edges(cells)
+    near = {(x + dx, y + dy) for x, y in [*cells, *hidden] for dx, dy in STEP.values()}
+    out: set[str] = set()
+    for h in view["you"]["hand"]:
+        card = CATALOGUE[h["card"]]
+        if card.category != "path":
+            continue
+        for rot in (False, True):
+            mask = turned(card.mask, rot)
+            if rot and sorted(placed_groups(card.id, True)) == sorted(
+                placed_groups(card.id, False)
+            ):
+                continue  # looks the same turned: listed once, upright
+            for x, y in near:
+                if (x, y) in cells or (x, y) in hidden:
+                    continue
+                if state.config.bounded_board and not (0 <= x <= 8 and -2 <= y <= 2):
+                    continue
+                ok, linked, by_path, by_goal = True, False, False, False
+                for side, (dx, dy) in STEP.items():
+                    q = (x + dx, y + dy)
+                    if q in hidden or q in GOAL_CELLS:
+                        by_goal = True
+                    if q in cells:
+                        qid, qrot = cells[q]
+                        if q not in GOAL_CELLS:
+                            by_path = True
+                        theirs = bool(turned(CATALOGUE[qid].mask, qrot) & FACING[side])
+                        if theirs != bool(mask & side):
+                            ok = False
+                        elif theirs and (q[0], q[1], FACING[side]) in conn:
+                            linked = True
+                if not ok:
+                    continue
+                if (by_path and not by_goal) if card.ladder else linked:
+                    out.add(repr(("place_path", h["id"], x, y, rot)))
+    assert rs is state.rs
+    return out
+
+
+def oracle_actions(state: GameState, seat: int) -> set[str]:
+    rs = state.rs
+    n = state.n
+    view = view_for(state, seat)
+    fronts = [s["in_front"] for s in view["seats"]]
+    others = [s for s in range(n) if s != seat]
+    out: set[str] = set()
+    maze = [(c["x"], c["y"]) for c in view["board"]]
+    for h in view["you"]["hand"]:
+        c = CATALOGUE[h["card"]]
+        i = h["id"]
+        k = c.kind
+        if c.category != "action":
+            continue
+        if k == "break":
+            out |= {repr(("break_tool", i, s)) for s in others if c.id not in fronts[s]}
+        elif k == "repair":
+            out |= {repr(("repair_tool", i, s, t)) for s in range(n) for t in c.tools
+                    if f"BREAK_{t.upper()}" in fronts[s]}  # fmt: skip
+        elif k == "rockfall":
+            out |= {repr(("rockfall", i, x, y)) for x, y in maze
+                    if (x, y) != (0, 0) and (x, y) not in GOAL_CELLS}  # fmt: skip
+        elif k == "map":
+            out |= {repr(("map", i, g["goal"])) for g in view["goals"] if not g["revealed"]}
+        elif k == "theft":
+            out |= {repr(("theft", i))} if "THEFT" not in fronts[seat] else set()
+        elif k == "hands_off":
+            out |= {repr(("hands_off", i, s)) for s in range(n) if "THEFT" in fronts[s]}
+        elif k == "swap_hand":
+            out |= {repr(("swap_hand", i, s)) for s in others}
+        elif k == "inspection":
+            out |= {repr(("inspect", i, s)) for s in others}
+        elif k == "swap_hats":
+            out |= {repr(("swap_hats", i, s)) for s in range(n)} if rs.role_pool else set()
+        elif k == "trapped":
+            out |= {repr(("trap", i, s)) for s in others if "TRAPPED" not in fronts[s]}
+        elif k == "free":
+            out |= {repr(("free", i, s)) for s in range(n) if "TRAPPED" in fronts[s]}
+    ids = sorted(h["id"] for h in view["you"]["hand"])
+    sizes = (1, 2, 3) if state.config.expansion else (1,)
+    out |= {repr(("discard", *cs)) for k in sizes for cs in combinations(ids, k)}
+    if state.config.expansion and len(ids) >= 2:
+        kinds = set(fronts[seat])
+        out |= {repr(("discard_to_remove", *cs, kd)) for cs in combinations(ids, 2) for kd in kinds}
+    return out
+
+
+def as_tuple(m: dict[str, Any]) -> str:
+    t = m["type"]
+    if t == "place_path":
+        return repr((t, m["card"], m["x"], m["y"], m["rotated"]))
+    if t in ("discard", "discard_to_remove"):
+        return repr((t, *m["cards"], *([m["remove"]] if "remove" in m else [])))
+    rest = [m[f] for f in ("card", "target_seat", "tool", "x", "y", "goal") if f in m]
+    return repr((t, *rest))
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "options", "seed"),
+    [
+        ("classic", 4, {}, 1),
+        ("classic", 9, {"bounded_board": True}, 2),
+        ("expansion", 3, {}, 3),
+        ("expansion", 8, {"bounded_board": True}, 4),
+        ("expansion", 5, {}, 5),
+    ],
+)
+def test_legal_moves_match_an_independent_reading_of_the_rules(
+    edition: str, players: int, options: dict[str, Any], seed: int
+) -> None:
+    config = GameConfig.from_options(edition, players, options)
+    compared = 0
+    steps = (
+        step
+        for g in range(4)
+        for step in walk(config, 100 * seed + g, east_bias=0.3 * g, timeouts=0.02)
+    )
+    for _b, _e, state in steps:
+        if state.phase != "playing":
+            continue
+        seat = state.rs.current
+        assert seat is not None
+        engine = {as_tuple(m) for m in legal_moves(state, seat)}
+        oracle = oracle_placements(state, seat) | oracle_actions(state, seat)
+        assert engine == oracle, (
+            state.seq,
+            sorted(engine - oracle)[:5],
+            sorted(oracle - engine)[:5],
+        )
+        compared += 1
+    assert compared > 100
