@@ -277,7 +277,7 @@ async def memory(url: str, prefix: str) -> dict[str, Any]:
             moves += status == "ok"
             round_moves += status == "ok" and engine.phase(loaded.state) == "playing"
         sizes = {
-            k.split(":")[-1]: await store.redis.memory_usage(k) or 0
+            k.split(":")[-1]: await store.redis.memory_usage(k, samples=0) or 0
             for k in store.keys.game_keys(game_id)
         }
         samples[label] = {

@@ -1,9 +1,14 @@
 """Compact encoding of the committed-move log (bytes per live game, issue 4 target).
 
 A log entry is ``{"seat", "move", "v"}`` or ``{"timeout": true, "v"}`` in memory; in the
-store it is a JSON array: ``[v]`` for a timeout, ``[v, seat, type, *fields]`` for a move
-whose fields are exactly those API.md lists for its type (in that order), and
-``[v, seat, {move}]`` for anything else, so no move is ever lost to the codec.
+store it is a JSON array: ``[v]`` for a timeout, ``[v, seat, code, *fields]`` for a move
+whose fields are exactly those API.md lists for its type (in that order; ``code`` is the
+type's number in ``TYPES``, booleans are 0/1), and ``[v, seat, {move}]`` for anything else,
+so no move is ever lost to the codec. About 20 B per move: the log is most of a long
+game's Redis bytes (docs/benchmarks/store.md).
+
+Entries written before the numeric codes (``[v, seat, "type", *fields]``, booleans as
+JSON booleans) still decode: archived logs are kept for months.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "steal": ("target_seat",),
     "next_round": (),
 }
+# The stored number of each move type: its position here. Append only, never reorder.
+TYPES: tuple[str, ...] = tuple(FIELDS)
+TYPE_NO = {t: i for i, t in enumerate(TYPES)}
+BOOL_FIELDS = frozenset({"rotated"})
 
 
 def encode(entry: dict[str, Any]) -> str:
@@ -37,12 +46,19 @@ def encode(entry: dict[str, Any]) -> str:
         row: list[Any] = [version]
     else:
         move = entry["move"]
-        fields = FIELDS.get(move.get("type"))
-        if fields is not None and set(move) == {"type", *fields}:
-            row = [version, entry["seat"], move["type"], *(move[f] for f in fields)]
+        kind = move.get("type")
+        fields = FIELDS.get(kind) if isinstance(kind, str) else None
+        if fields is not None and set(move) == {"type", *fields} and _plain(move, fields):
+            values = [int(move[f]) if f in BOOL_FIELDS else move[f] for f in fields]
+            row = [version, entry["seat"], TYPE_NO[move["type"]], *values]
         else:
             row = [version, entry["seat"], move]
     return json.dumps(row, separators=(",", ":"))
+
+
+def _plain(move: dict[str, Any], fields: tuple[str, ...]) -> bool:
+    """Boolean fields hold booleans (so 0/1 decodes back to the very same move)."""
+    return all(isinstance(move[f], bool) for f in fields if f in BOOL_FIELDS)
 
 
 def decode(raw: str) -> dict[str, Any]:
@@ -54,5 +70,9 @@ def decode(raw: str) -> dict[str, Any]:
     version, seat, kind, *values = row
     if isinstance(kind, dict):
         return {"seat": seat, "move": kind, "v": version}
+    if isinstance(kind, int):
+        kind = TYPES[kind]
+        fields = FIELDS[kind]
+        values = [bool(v) if f in BOOL_FIELDS else v for f, v in zip(fields, values, strict=True)]
     move = {"type": kind, **dict(zip(FIELDS[kind], values, strict=True))}
     return {"seat": seat, "move": move, "v": version}

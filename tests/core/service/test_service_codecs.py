@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.service import movelog
 
-ENTRIES = [
+ENTRIES: list[dict[str, Any]] = [
     {"timeout": True, "v": 7},
     {
         "seat": 2,
@@ -28,8 +30,40 @@ def test_round_trip_and_compact() -> None:
     for entry in ENTRIES:
         raw = movelog.encode(entry)
         assert movelog.decode(raw) == entry
-    assert movelog.encode(ENTRIES[1]) == '[8,2,"place_path","ab3cd",1,-2,true]'
+    assert movelog.encode(ENTRIES[1]) == '[8,2,0,"ab3cd",1,-2,1]'
     assert movelog.encode(ENTRIES[0]) == "[7]"
+
+
+def test_log_entries_of_the_previous_format_still_decode() -> None:
+    """Archived logs keep the type names and JSON booleans of the first codec."""
+    assert movelog.decode('[8,2,"place_path","ab3cd",1,-2,true]') == ENTRIES[1]
+    assert movelog.decode('[9,0,"discard",["aaaaa","bbbbb"]]') == ENTRIES[2]
+    # a non-boolean "rotated" is kept verbatim (the dict form), never turned into a bool
+    odd = {"seat": 1, "move": {**ENTRIES[1]["move"], "rotated": 1}, "v": 3}
+    assert movelog.decode(movelog.encode(odd)) == odd
+
+
+def test_state_codec_dictionary_is_frozen_and_old_forms_decode() -> None:
+    import base64
+    import hashlib
+    import json
+    import zlib
+
+    from core import engine
+    from core.service.records import STATE_ZDICT_1, decode_state, encode_state
+
+    # stored states depend on these exact bytes (records.py): a new dictionary is a new file
+    assert hashlib.sha256(STATE_ZDICT_1).hexdigest() == (
+        "a36a7c2ae6826a8440b3297626a26847bf5045833cc3ee202a06288915d04ccf"
+    )
+    state = engine.new_game(engine.GameConfig("classic", 6), seed=5)
+    stored = encode_state(state)
+    raw = json.dumps(engine.state_to_json(state), separators=(",", ":"))
+    assert stored.startswith("z1:") and len(stored) < len(raw) / 2
+    assert engine.state_to_json(decode_state(stored)) == engine.state_to_json(state)
+    older = "z:" + base64.b64encode(zlib.compress(raw.encode())).decode()
+    for form in (older, raw):
+        assert engine.state_to_json(decode_state(form)) == engine.state_to_json(state)
 
 
 def test_meta_round_trip_ignores_unknown_fields() -> None:
