@@ -439,3 +439,168 @@ def test_legal_moves_match_an_independent_reading_of_the_rules(
         )
         compared += 1
     assert compared > 100
+
+
+def reaches(cells: dict[tuple[int, int], tuple[str, bool]], target: tuple[int, int],
+            blocked: str | None) -> bool:  # fmt: skip
+    """RULES §6: some route from a source to `target` that enters no door group of the
+    `blocked` colour."""
+
+    def passable(cid: str, g: int) -> bool:
+        c = CATALOGUE[cid]
+        return not (blocked and c.door == blocked and bin(g).count("1") >= 2)
+
+    seen = {
+        (x, y, g)
+        for (x, y), (cid, rot) in cells.items()
+        if CATALOGUE[cid].kind == "start" or CATALOGUE[cid].ladder
+        for g in placed_groups(cid, rot)
+    }
+    stack = list(seen)
+    while stack:
+        x, y, g = stack.pop()
+        if (x, y) == target:
+            return True
+        for side, (dx, dy) in STEP.items():
+            q = (x + dx, y + dy)
+            if g & side and q in cells:
+                cid, rot = cells[q]
+                for h in placed_groups(cid, rot):
+                    if h & FACING[side] and passable(cid, h) and (*q, h) not in seen:
+                        seen.add((*q, h))
+                        stack.append((*q, h))
+    return False
+
+
+def pay(pile: list[int], owed: int) -> list[int]:
+    """RULES §5: the largest card not worth more than what is still owed, else the smallest."""
+    got: list[int] = []
+    while owed > 0 and any(pile):
+        fit = [v for v in pile if 0 < v <= owed]
+        v = max(fit) if fit else min(v for v in pile if v > 0)
+        pile.remove(v)
+        got.append(v)
+        owed -= v
+    return got
+
+
+def expected_classic(before: GameState, after: GameState) -> dict[str, Any]:
+    cfg = before.config
+    n = cfg.players
+    rs = after.rs
+    roles = rs.roles
+    pile = [int(c) for c in before.nuggets]
+    cards: list[list[int]] = [[] for _ in range(n)]
+    gold_hit = rs.board.revealed[rs.board.goals.index(next(
+        i for i, c in enumerate(CARD_LIST) if c.treasure))]  # fmt: skip
+    if not gold_hit:
+        sabs = [s for s in range(n) if roles[s] == "SABOTEUR"]
+        for s in sabs:
+            cards[s] = pay(pile, {1: 4, 2: 3, 3: 3, 4: 2}.get(len(sabs), 0))
+        return {"winners": "saboteurs", "cards": cards}
+    p = rs.reached_by
+    assert p is not None
+    if roles[p] == "SELFISH_DWARF":
+        cards[p] = pay(pile, 4)
+        return {"winners": "selfish_dwarf", "cards": cards}
+    diggers = [s for s in range(n) if roles[s] == "GOLD_DIGGER"]
+    takers = [
+        s for s in diggers
+        if not (cfg.competitive and any(c.startswith("BREAK_") for c in rs.in_front[s]))
+    ]  # fmt: skip
+    order = [(p - i) % n for i in range(n) if (p - i) % n in takers]  # against turn order
+    if cfg.tournament:
+        for s in order:
+            cards[s] = pay(pile, 3 if s == order[0] else 2)
+    elif order:
+        count = len(diggers) if cfg.gold_per_digger else min(9, n - 1 if cfg.has_selfish else n)
+        drawn = sorted(pile[:count], reverse=True)
+        for i, v in enumerate(drawn):
+            cards[order[i % len(order)]].append(v)
+    return {"winners": "diggers", "cards": cards}
+
+
+def expected_expansion(after: GameState) -> dict[str, Any]:
+    rs = after.rs
+    n = after.n
+    roles = rs.roles
+    trapped = ["TRAPPED" in f for f in rs.in_front]
+    view = view_for(after, None)
+    cells = {(c["x"], c["y"]): (c["card"], c["rotated"]) for c in view["board"]}
+    g = rs.board.goals.index(next(i for i, c in enumerate(CARD_LIST) if c.treasure))
+    won: set[str] = set()
+    if rs.board.revealed[g]:
+        p = roles[rs.reached_by] if rs.reached_by is not None else None
+        blue_open = reaches(cells, GOAL_CELLS[g], "green")
+        green_open = reaches(cells, GOAL_CELLS[g], "blue")
+        blue = "GOLD_DIGGER_BLUE"
+        green = "GOLD_DIGGER_GREEN"
+        if (p != green and blue_open) or (p == green and not green_open and blue_open):
+            won.add("blue")
+        if (p != blue and green_open) or (p == blue and not blue_open and green_open):
+            won.add("green")
+    label = "+".join(sorted(won)) if won else "saboteurs"
+    winning = {"GOLD_DIGGER_BLUE": "blue" in won, "GOLD_DIGGER_GREEN": "green" in won,
+               "BOSS": bool(won), "SABOTEUR": not won, "PROFITEER": True}  # fmt: skip
+    seats = [s for s in range(n) if winning.get(roles[s], False) and not trapped[s]]
+    each = {1: 5, 2: 4, 3: 3, 4: 2}.get(len(seats), 1)
+    pay_ = [0] * n
+    for s in seats:
+        pay_[s] = max(0, each - {"BOSS": 1, "PROFITEER": 2}.get(roles[s], 0))
+    geologists = [s for s in range(n) if roles[s] == "GEOLOGIST"]
+    crystals = sum(CATALOGUE[cid].crystals for cid, _ in cells.values())
+    for s in geologists:
+        if not trapped[s]:
+            pay_[s] += crystals // len(geologists)
+    return {"winners": label, "winning_seats": seats, "payout": pay_}
+
+
+@pytest.mark.parametrize(
+    ("edition", "players", "options"),
+    [
+        ("classic", 10, {}),
+        ("classic", 5, {"selfish_dwarf": True, "competitive": True}),
+        ("classic", 8, {"gold_per_digger": True, "old_mine": True}),
+        ("classic", 7, {"tournament": True}),
+        ("classic", 4, {"max_saboteurs": True}),
+        ("expansion", 4, {}),
+        ("expansion", 9, {}),
+        ("expansion", 12, {"bounded_board": True}),
+    ],
+)
+def test_round_results_match_an_independent_reading_of_the_scoring_rules(
+    edition: str, players: int, options: dict[str, Any]
+) -> None:
+    config = GameConfig.from_options(edition, players, options)
+    checked: set[str] = set()
+    for g in range(6):
+        before = None
+        for b, _e, a in walk(config, 7000 + g, east_bias=0.9, timeouts=0.02):
+            if b.phase == "playing" and a.phase != "playing":
+                before = b
+                res = a.rs.result
+                assert res is not None
+                if edition == "classic":
+                    exp = expected_classic(b, a)
+                    assert res["winners"] == exp["winners"]
+                    pile_short = sum(int(c) for c in a.nuggets) == 0
+                    if not pile_short:
+                        assert [sorted(c) for c in res["nuggets"]] == [
+                            sorted(c) for c in exp["cards"]
+                        ], (res, exp)
+                else:
+                    exp = expected_expansion(a)
+                    assert res["winners"] == exp["winners"]
+                    assert sorted(res["winning_seats"]) == exp["winning_seats"]
+                    paid = [x - y for x, y in zip(a.gold, b.gold, strict=True)]
+                    assert paid == exp["payout"], (paid, exp)
+                checked.add(res["winners"])
+            if (
+                before is not None
+                and a.phase in ("round_over", "finished")
+                and b.phase == "stealing"
+            ):
+                # thefts move gold, they do not make it
+                assert sum(a.gold) == sum(before.gold) + sum(exp.get("payout", [0]))
+    # both sides won some round, so both branches of the oracle were compared
+    assert "saboteurs" in checked and checked & {"diggers", "blue", "green", "blue+green"}
