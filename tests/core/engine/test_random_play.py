@@ -28,6 +28,7 @@ from core.engine import (
     apply_move,
     apply_timeout,
     legal_moves,
+    new_game,
     view_for,
 )
 from core.engine.cards import CARD_LIST, SYMMETRIC
@@ -555,6 +556,29 @@ def expected_expansion(after: GameState) -> dict[str, Any]:
     return {"winners": label, "winning_seats": seats, "payout": pay_}
 
 
+def richest(state: GameState, thief: int) -> int | None:
+    """RULES §7 stealing timeout: the player with the most gold, ties broken by turn order
+    from the thief."""
+    n = state.n
+    order = [(thief + i) % n for i in range(1, n)]
+    rich = [s for s in order if state.gold[s] > 0]
+    return max(rich, key=lambda s: (state.gold[s], -order.index(s))) if rich else None
+
+
+def thief_order(state: GameState) -> list[int]:
+    """RULES §6: the thief who laid a theft card last first, then the others in turn order
+    after that one; trapped thieves are skipped."""
+    rs = state.rs
+    n = state.n
+    thieves = [s for s in range(n) if "THEFT" in rs.in_front[s] and "TRAPPED" not in rs.in_front[s]]
+    start = max(i for i, e in enumerate(state.log) if e["code"] == "round_started")
+    laid = {e["seat"]: e["seq"] for e in state.log[start:] if e["code"] == "theft_laid"}
+    if not thieves:
+        return []
+    first = max(thieves, key=lambda s: laid[s])
+    return [(first + i) % n for i in range(n) if (first + i) % n in thieves]
+
+
 @pytest.mark.parametrize(
     ("edition", "players", "options"),
     [
@@ -573,34 +597,69 @@ def test_round_results_match_an_independent_reading_of_the_scoring_rules(
 ) -> None:
     config = GameConfig.from_options(edition, players, options)
     checked: set[str] = set()
+    steal_timeouts = 0
     for g in range(6):
-        before = None
-        for b, _e, a in walk(config, 7000 + g, east_bias=0.9, timeouts=0.02):
+        at_end: GameState | None = None  # the state just before the round ended
+        payout: list[int] = []
+        for b, entry, a in walk(config, 7000 + g, east_bias=0.9, timeouts=0.05):
             if b.phase == "playing" and a.phase != "playing":
-                before = b
+                at_end = b
                 res = a.rs.result
                 assert res is not None
                 if edition == "classic":
                     exp = expected_classic(b, a)
                     assert res["winners"] == exp["winners"]
-                    pile_short = sum(int(c) for c in a.nuggets) == 0
-                    if not pile_short:
-                        assert [sorted(c) for c in res["nuggets"]] == [
-                            sorted(c) for c in exp["cards"]
-                        ], (res, exp)
+                    if sum(int(c) for c in a.nuggets) > 0:  # the pile did not run dry
+                        got = [sorted(c) for c in res["nuggets"]]
+                        assert got == [sorted(c) for c in exp["cards"]], (res, exp)
                 else:
                     exp = expected_expansion(a)
                     assert res["winners"] == exp["winners"]
                     assert sorted(res["winning_seats"]) == exp["winning_seats"]
-                    paid = [x - y for x, y in zip(a.gold, b.gold, strict=True)]
-                    assert paid == exp["payout"], (paid, exp)
+                    payout = [x - y for x, y in zip(a.gold, b.gold, strict=True)]
+                    assert payout == exp["payout"], (payout, exp)
                 checked.add(res["winners"])
-            if (
-                before is not None
-                and a.phase in ("round_over", "finished")
-                and b.phase == "stealing"
-            ):
+                if a.phase == "stealing":
+                    assert list(a.rs.thieves) == thief_order(a)
+            if b.phase == "stealing" and entry.get("timeout"):
+                assert b.rs.current is not None
+                stole = [e for e in a.log[len(b.log) :] if e["code"] == "stole"]
+                assert stole[0]["target_seat"] == richest(b, b.rs.current)
+                steal_timeouts += 1
+            if b.phase == "stealing" and a.phase != "stealing" and at_end is not None:
                 # thefts move gold, they do not make it
-                assert sum(a.gold) == sum(before.gold) + sum(exp.get("payout", [0]))
+                assert sum(a.gold) == sum(at_end.gold) + sum(payout)
     # both sides won some round, so both branches of the oracle were compared
     assert "saboteurs" in checked and checked & {"diggers", "blue", "green", "blue+green"}
+
+
+def test_thieves_steal_in_rule_order_and_timeouts_rob_the_richest() -> None:
+    """Saboteur 2 games where players lay theft cards whenever they can, and half the
+    steals time out: the thieves' order (RULES §6) and the timeout's victim (§7)."""
+    config = GameConfig.from_options("expansion", 7, {"rounds": 3})
+    orders = multi = timeouts = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        state = new_game(config, 9100 + seed)
+        while state.phase != "finished":
+            if state.phase == "round_over" or (state.phase == "stealing" and rng.random() < 0.5):
+                before = state
+                state, events = apply_timeout(state)
+                if before.phase == "stealing":
+                    assert before.rs.current is not None
+                    stole = [e for e in events if e["code"] == "stole"]
+                    assert stole[0]["target_seat"] == richest(before, before.rs.current)
+                    timeouts += 1
+                continue
+            seat = state.rs.current
+            assert seat is not None
+            moves = legal_moves(state, seat)
+            thefts = [m for m in moves if m["type"] in ("theft", "place_path")]
+            move = rng.choice(thefts if thefts and rng.random() < 0.8 else moves)
+            before = state
+            state, _ = apply_move(state, seat, move)
+            if before.phase == "playing" and state.phase == "stealing":
+                assert list(state.rs.thieves) == thief_order(state)
+                orders += 1
+                multi += len(state.rs.thieves) > 1
+    assert orders and multi and timeouts
