@@ -133,7 +133,7 @@ class ServiceCore:
             loaded.game_id,
             loaded.version,
             state_json,
-            change.meta.to_json(),
+            change.meta.to_stored(),
             [movelog.encode(e) for e in change.log],
             change.deadline,
             ttl_s=self._ttl(change.meta, change.state),

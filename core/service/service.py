@@ -69,7 +69,7 @@ class GameService(Timers, Queries):
         for _ in range(computers):
             lobby.add_computer(meta, level)
         if not await self.store.create(
-            meta.game_id, "", meta.to_json(), ttl_s=self.config.lobby_ttl_s
+            meta.game_id, "", meta.to_stored(), ttl_s=self.config.lobby_ttl_s
         ):
             raise ServiceError("busy", "game id collision; try again")
         if chat is not None:

@@ -77,3 +77,25 @@ def test_meta_round_trip_ignores_unknown_fields() -> None:
     data["future_field"] = 1
     data["seats"][0]["future_seat_field"] = 2
     assert Meta.from_json(json.dumps(data)) == meta
+
+
+def test_meta_is_stored_packed_and_reads_back() -> None:
+    import hashlib
+
+    from core.service.meta import META_ZDICT_1, Meta, Seat
+
+    assert hashlib.sha256(META_ZDICT_1).hexdigest() == (
+        "c1862cdec372a3639e60d3a862d9d5afe93e133011ff1fd7baed1b257062e9aa"
+    )
+    meta = Meta(
+        game_id="g",
+        creator=1,
+        chat=[-100, None],
+        options={"rounds": 3},
+        seats=[Seat(i, f"Player {i}", "en") for i in range(1, 7)],
+        rounds_log=[{"round": 1, "winners": "saboteurs", "gold": [0, 3, 0, 0, 0, 3]}],
+    )
+    stored = meta.to_stored()
+    assert stored.startswith("m1:") and len(stored) < len(meta.to_json()) / 2
+    assert Meta.from_json(stored) == meta
+    assert Meta.from_json(meta.to_json()) == meta  # the plain form (older records) too
