@@ -396,6 +396,39 @@ def oracle_actions(state: GameState, seat: int) -> set[str]:
     return out
 
 
+def check_goal_turn(state: GameState, g: int) -> None:
+    """RULES §2: a revealed goal is turned (1) to fit every face-up neighbour, else (2) to
+    open towards the group that reached it, else (or on a tie) upright."""
+    view = view_for(state, None)
+    cells = {(c["x"], c["y"]): (c["card"], c["rotated"]) for c in view["board"]}
+    gx, gy = GOAL_CELLS[g]
+    card, rotated = cells.pop((gx, gy))
+    conn = connected_edges(cells)
+    fits, towards = [], []
+    for rot in (False, True):
+        mask = turned(CATALOGUE[card].mask, rot)
+        ok = True
+        for side, (dx, dy) in STEP.items():
+            q = (gx + dx, gy + dy)
+            if q in cells and q not in GOAL_CELLS:
+                theirs = bool(turned(CATALOGUE[cells[q][0]].mask, cells[q][1]) & FACING[side])
+                ok = ok and theirs == bool(mask & side)
+                if mask & side and (q[0], q[1], FACING[side]) in conn:
+                    towards.append(rot)
+        if ok:
+            fits.append(rot)
+    towards = sorted(set(towards))
+    if len(fits) == 1:
+        want = fits[0]
+    elif not fits and len(towards) == 1:
+        want = towards[0]
+    else:
+        want = False
+    if turned(CATALOGUE[card].mask, True) == CATALOGUE[card].mask:
+        return  # looks the same either way (the gold cross)
+    assert rotated == want, (g, card, rotated, fits, towards)
+
+
 def as_tuple(m: dict[str, Any]) -> str:
     t = m["type"]
     if t == "place_path":
@@ -426,7 +459,11 @@ def test_legal_moves_match_an_independent_reading_of_the_rules(
         for g in range(4)
         for step in walk(config, 100 * seed + g, east_bias=0.3 * g, timeouts=0.02)
     )
-    for _b, _e, state in steps:
+    for before, _e, state in steps:
+        for g in range(3):
+            if state.rs.board.revealed[g] and not before.rs.board.revealed[g]:
+                check_goal_turn(state, g)
+                compared += 1
         if state.phase != "playing":
             continue
         seat = state.rs.current
