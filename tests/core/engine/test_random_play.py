@@ -186,6 +186,25 @@ def check_all_apply(state: GameState, seat: int) -> None:
         assert new.seq == state.seq + 1 and events and all(e["seq"] == new.seq for e in events)
 
 
+def check_turn_order(before: GameState, entry: dict[str, Any], after: GameState) -> None:
+    """RULES §4/§6: the next seat with cards plays next; one card drawn per turn while the
+    pile lasts (classic); a new round starts after the seat that made the last move."""
+    n = before.n
+    if before.phase == "playing" and after.phase == "playing":
+        mover = entry.get("seat", before.rs.current)
+        assert mover is not None
+        nxt = next(s for s in ((mover + i) % n for i in range(1, n + 1)) if after.rs.hands[s])
+        assert after.rs.current == nxt
+        assert after.rs.last_mover == mover
+        if not before.config.expansion and before.rs.deck_size():
+            assert after.rs.drawn == before.rs.drawn + 1
+    if before.phase == "round_over" and after.phase == "playing":
+        last = before.rs.last_mover
+        assert last is not None
+        assert after.rs.start_seat == after.rs.current == (last + 1) % n
+        assert after.round == before.round + 1
+
+
 @settings(
     max_examples=100,
     deadline=None,
@@ -207,6 +226,7 @@ def test_random_games_keep_invariants(
     for steps, (before, entry, after) in enumerate(game, 1):
         problems = check_state(after, codec=steps % 17 == 0)
         assert not problems, (entry, problems)
+        check_turn_order(before, entry, after)
         if "seat" in entry and (tried == 0 or rng.random() < 0.08):
             check_all_apply(before, entry["seat"])
             tried += check_refusals(before, entry["seat"], rng)
