@@ -1,10 +1,10 @@
 """Background observers of a run: worker RSS and CPU, Redis memory, and turn timers.
 
-The timer watch reads each timed game's record (``v``, ``dl``) and its entry in the timer
-index straight from Redis every ``interval`` seconds. A deadline counts as fired late by
-the time from ``dl`` to the first poll that sees a newer version (so figures carry up to
-one interval of slack); a game is *stuck* when its timer is still pending more than
-``grace`` seconds after its deadline.
+The timer watch reads each timed game's record (``v``, ``dl``) straight from Redis every
+``interval`` seconds (the record holds the armed deadline; firing or finishing clears
+it). A deadline counts as fired late by the time from ``dl`` to the first poll that sees a
+newer version (so figures carry up to one interval of slack); a game is *stuck* when its
+deadline is still armed more than ``grace`` seconds after it passed.
 """
 
 from __future__ import annotations
@@ -76,15 +76,10 @@ class TimerWatch:
             self.last[game_id] = (version, deadline)
             if deadline is not None and now > self._allowed(deadline) + self.grace_ms:
                 pending_check.append((game_id, version, deadline))
-        if not pending_check:
-            return
-        async with client.pipeline(transaction=False) as pipe:
-            for game_id, version, _ in pending_check:
-                pipe.zscore(keys.timers(), f"{game_id}|{version}|t")
-            scores = await pipe.execute()
-        for (game_id, version, deadline), score in zip(pending_check, scores, strict=True):
-            if score is not None:  # still pending past deadline + grace: stuck
-                self.stuck[(game_id, version)] = now - deadline
+        for game_id, version, deadline in pending_check:
+            # the record's deadline is the truth (the timer index is only a hint, and a
+            # fired or finished timer clears ``dl``): still armed past deadline + grace
+            self.stuck[(game_id, version)] = now - deadline
 
     def _allowed(self, deadline: int) -> float:
         for start, end in self.excused:
