@@ -570,19 +570,26 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m core.sim", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m core.sim",
+        description="Play complete games with random or computer players, check the "
+        "engine's invariants after every move, print one JSON line (exit 1 on a violation).",
+    )
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--edition", choices=("classic", "expansion"), default="classic")
-    p.add_argument("--option", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--option", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a flag (selfish_dwarf) or a value (rounds=1); repeatable")  # fmt: skip
+    p.add_argument("--seed", type=int, default=1, help="game g uses seed S+g")
     p.add_argument("--no-check", action="store_true", help="skip invariant checks (throughput)")
     p.add_argument("--codec-every", type=int, default=1, metavar="K",
                    help="codec round trip every K moves (0: never)")  # fmt: skip
-    p.add_argument("--agents", default="random", metavar="KIND")
-    p.add_argument("--diggers", default=None, metavar="KIND")
+    p.add_argument("--agents", default="random", metavar="KIND",
+                   help="every seat: random | ai | ai:easy|normal|hard")  # fmt: skip
+    p.add_argument("--diggers", default=None, metavar="KIND", help="every non-saboteur role")
     p.add_argument("--saboteurs", default=None, metavar="KIND")
-    p.add_argument("--agent", action="append", default=[], metavar="ROLE=KIND")
+    p.add_argument("--agent", action="append", default=[], metavar="ROLE=KIND",
+                   help=f"one role: {', '.join(ROLE_KEYS)}; repeatable")  # fmt: skip
     p.add_argument("--inject-violation", action="store_true", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
