@@ -113,7 +113,7 @@ class RedisStore:
         self._subscribed = asyncio.Event()
         self.reconnects = 0
         self._sweep_cursor = 0
-        self.sweep_batch = 500  # keys examined per sweep_timers() call (SCAN COUNT)
+        self.sweep_batch = 2000  # keys examined per sweep_timers() call (SCAN COUNT)
 
     @classmethod
     def from_url(
