@@ -524,7 +524,10 @@ class RedisStore:
             if anonymise(record, user_id):
                 await self.redis.set(k.archive(game_id), json.dumps(record, separators=(",", ":")))
                 changed += 1
-        await self.redis.delete(k.user_stats(user_id), k.user_games(user_id))
+        async with self.redis.pipeline(transaction=False) as pipe:  # two slots: two DELs
+            pipe.delete(k.user_stats(user_id))
+            pipe.delete(k.user_games(user_id))
+            await pipe.execute()
         return changed
 
     # ------------------------------------------------------------------- plumbing

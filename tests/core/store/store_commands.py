@@ -8,6 +8,9 @@ from typing import Any
 from redis.crc import key_slot
 
 SCRIPT_COMMANDS = {"EVALSHA", "EVAL", "EVALSHA_RO", "EVAL_RO", "FCALL", "FCALL_RO"}
+# commands whose arguments are all keys (UNLINK is left out: the shared test cleanup uses it
+# across slots on this single Redis, and the store never sends it)
+ALL_KEYS_COMMANDS = {"DEL", "EXISTS", "TOUCH", "MGET", "WATCH"}
 
 
 def _text(value: Any) -> str:
@@ -18,7 +21,8 @@ def _text(value: Any) -> str:
 class CommandLog:
     """Commands sent by this process during one test: ``(name, keys of a script call)``."""
 
-    scripts: list[tuple[str, list[str]]] = field(default_factory=list)  # (sha, keys)
+    # (script sha or command name, keys) of script calls and multi-key commands
+    scripts: list[tuple[str, list[str]]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
 
     def record(self, args: tuple[Any, ...]) -> None:
@@ -29,9 +33,12 @@ class CommandLog:
         if name in SCRIPT_COMMANDS:
             numkeys = int(_text(args[2]))
             self.scripts.append((_text(args[1]), [_text(k) for k in args[3 : 3 + numkeys]]))
+        elif name in ALL_KEYS_COMMANDS and len(args) > 2:
+            self.scripts.append((name, [_text(k) for k in args[1:]]))
 
     def cross_slot(self) -> list[tuple[str, list[str]]]:
-        """Script calls whose keys are not all in one slot (invalid on Redis Cluster)."""
+        """Script calls and multi-key commands whose keys are not all in one slot
+        (invalid on Redis Cluster)."""
         return [
             (sha, keys)
             for sha, keys in self.scripts

@@ -239,3 +239,10 @@ async def test_junk_index_member_is_dropped(
         assert await store.redis.zscore(store.keys.timers(), "bad id!|t") is None
     finally:
         await store.close()
+
+
+def test_recorder_flags_a_cross_slot_multi_key_command() -> None:
+    commands = CommandLog()
+    commands.record(("DEL", "sab:arch:user:1", "sab:user:1:games"))
+    commands.record(("DEL", "sab:{g:x}:rec", "sab:{g:x}:log", "sab:{g:x}:ad"))
+    assert commands.cross_slot() == [("DEL", ["sab:arch:user:1", "sab:user:1:games"])]
