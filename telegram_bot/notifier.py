@@ -332,9 +332,15 @@ class Notifier:
         if out is None:
             return
         await self.deps.runtime.acquire(chat_id)
-        if game_id in self._board_dirty:
+        latest = await self.deps.port.view(game_id, None)
+        moved = latest is not None and latest.get("version") != out.get("version")
+        if game_id in self._board_dirty or moved:
+            # the game moved while we waited (here or on another worker): show the latest
             self._board_dirty.discard(game_id)
-            out = await self._render(game_id, chat_id) or out
+            fresh = await self._render(game_id, chat_id)
+            if fresh is None:
+                return  # already showing it
+            out = fresh
         await self._send(game_id, chat_id, topic_id, out)
 
     async def _render(self, game_id: str, chat_id: int) -> dict[str, Any] | None:

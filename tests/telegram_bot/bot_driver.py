@@ -159,6 +159,9 @@ async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser],
             continue
         user = users[seat.user_id]
         for _ in range(3):
+            now = await env.service.view(game_id, seat.user_id)
+            if now["status"] != "round_over" or not now.get("legal_moves"):
+                break  # the pause ran out (next round) or this seat is ready
             msg = await api.wait_for(lambda u=user: next(
                 (m for m in reversed(api.bot_messages(u.id))
                  if any(callback_parts(b)[0] == "m" for b in buttons(m))), None), timeout=15)
