@@ -247,7 +247,10 @@ class MemoryStore:
         """One process: the index is updated with every commit and cannot lose an entry;
         the check is kept so both stores answer the same."""
         repaired = 0
-        for game_id, game in list(self._games.items()):
+        for game_id in list(self._games):
+            game = self._game(game_id)
+            if game is None:
+                continue
             for kind, at in ((TIMER_TURN, game.deadline_ms), (TIMER_WARN, game.warn_ms)):
                 if kind == TIMER_TURN and at is not None:
                     at = max(at, game.lease_until or 0)
