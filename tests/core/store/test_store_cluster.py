@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+import socket
+import subprocess
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from store_commands import CommandLog
@@ -246,3 +250,63 @@ def test_recorder_flags_a_cross_slot_multi_key_command() -> None:
     commands.record(("DEL", "sab:arch:user:1", "sab:user:1:games"))
     commands.record(("DEL", "sab:{g:x}:rec", "sab:{g:x}:log", "sab:{g:x}:ad"))
     assert commands.cross_slot() == [("DEL", ["sab:arch:user:1", "sab:user:1:games"])]
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[str]:
+    """A redis-server of our own: SCRIPT FLUSH must not disturb the shared one."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        end = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < end and proc.poll() is None, "redis-server did not start"
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_pipelined_scripts_reload_after_redis_forgot_them(private_redis: str) -> None:
+    """Scripts in pipelines are bare EVALSHA (no SCRIPT EXISTS trip): after a restart or a
+    SCRIPT FLUSH the store loads them again and runs the pipeline once more."""
+    store = RedisStore.from_url(private_redis, prefix="t:")
+    try:
+        t0 = now_ms()
+        await store.create("g1", "s", "m", ttl_s=TTL)
+        assert (await store.commit("g1", 1, "s", "m", ["a"], Deadline(t0), ttl_s=TTL)).ok
+        await store.redis.script_flush()
+        assert (await store.commit("g1", 2, "s", "m", ["b"], Deadline(t0), ttl_s=TTL)).ok
+        assert await store.read_log("g1") == ["a", "b"]  # ran once, not twice
+        await store.redis.script_flush()
+        claims = await store.claim_due(t0 + 1)
+        assert [(c.game_id, c.version) for c in claims] == [("g1", 3)]
+        await store.redis.script_flush()
+        await store.timer_done(claims[0])
+        record = await store.load("g1")
+        assert record is not None and record.deadline_ms is None
+    finally:
+        await store.close()
