@@ -100,6 +100,8 @@ class Board:
         "_front",
         "_info",
         "_parent",
+        "_rock",
+        "_spots",
         "bounded",
         "cells",
         "conn",
@@ -124,6 +126,8 @@ class Board:
         self._info: dict[int, int] | None = None
         self._parent: Board | None = None
         self._dirty: set[int] | None = None
+        self._spots: dict[int, list[tuple[int, int]]] | None = None
+        self._rock: list[tuple[int, int]] | None = None
 
     @classmethod
     def initial(cls, goals: tuple[int, ...], bounded: bool) -> Board:
@@ -254,6 +258,30 @@ class Board:
         if self._front is None:
             self._front = sorted(self._frontier_info().items())
         return self._front
+
+    def spots(self, bit: int) -> list[tuple[int, int]]:
+        """Sorted (x, y) of the frontier cells accepting `bit` (an edge-mask bit of
+        `_packed`), cached per board: the board outlives many turns (discards and actions
+        keep it), and every turn's legal moves ask for the same few bits again."""
+        cache = self._spots
+        if cache is None:
+            cache = self._spots = {}
+        got = cache.get(bit)
+        if got is None:
+            got = cache[bit] = [
+                ((k >> 8) - OFF, (k & 255) - OFF) for k, packed in self.frontier() if packed & bit
+            ]
+        return got
+
+    def rockfall_spots(self) -> list[tuple[int, int]]:
+        """Sorted (x, y) of the removable path cards (not start, not goals), cached."""
+        if self._rock is None:
+            self._rock = [
+                ((k >> 8) - OFF, (k & 255) - OFF)
+                for k in sorted(self.cells)
+                if k != START_KEY and k not in GOAL_SET
+            ]
+        return self._rock
 
     # ----------------------------------------------------------------- changes
     def place(self, o: int, x: int, y: int) -> tuple[Board, list[int]]:

@@ -1,6 +1,9 @@
 """JSON codec of the whole state (schema 1), compact because it is stored on every move.
 
-The card table of a round is not stored: it is derived again from the seed.
+The card table of a round is not stored: it is derived again from the seed.  The public
+log is kept in the state in its stored form too (`log.Log`): encoding copies it and
+decoding keeps it encoded until somebody reads it, so a move in the service does not pay
+for the whole game's log twice.  The log's JSON is the same as before `Log` existed.
 """
 
 from __future__ import annotations
@@ -8,93 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from .board import Board
-from .cards import CARD_INDEX, CARD_LIST
 from .config import OPTION_NAMES, GameConfig
+from .log import Log
 from .state import GameState, RoundState, round_table
 
 SCHEMA = 1
-
-# Log entries are stored positionally: [seq, seat, code number, *fields]; an entry whose keys
-# differ from its code's schema (e.g. a timeout flag) is stored as a plain dict.
-LOG_FIELDS: dict[str, tuple[str, ...]] = {
-    "path_placed": ("card", "x", "y", "rotated"),
-    "goal_revealed": ("goal", "x", "y", "card", "rotated", "kind"),
-    "tool_broken": ("card", "target_seat", "tool"),
-    "tool_repaired": ("card", "target_seat", "tool"),
-    "rockfall": ("card", "x", "y", "removed"),
-    "map_used": ("card", "goal"),
-    "passed": ("count",),
-    "discarded_to_remove": ("count", "remove"),
-    "theft_laid": ("card",),
-    "hands_off": ("card", "target_seat"),
-    "freed": ("card", "target_seat"),
-    "trapped": ("card", "target_seat"),
-    "hands_swapped": ("card", "target_seat"),
-    "inspected": ("card", "target_seat"),
-    "hats_swapped": ("card", "target_seat"),
-    "stole": ("target_seat",),
-    "ready": (),
-}
-CODES = tuple(LOG_FIELDS)
-CODE_NO = {c: i for i, c in enumerate(CODES)}
-CARD_FIELDS = ("card", "removed")
-BOOL_FIELDS = ("rotated",)
-
-
-def _enc_log(log: tuple[dict[str, Any], ...]) -> list[Any]:
-    """Positional entries carry their seq as the step from the previous entry's seq."""
-    out: list[Any] = []
-    prev = 0
-    for e in log:
-        x = _enc_entry(e)
-        if isinstance(x, list):
-            x[0] -= prev
-        prev = e["seq"]
-        out.append(x)
-    return out
-
-
-def _dec_log(items: list[Any]) -> tuple[dict[str, Any], ...]:
-    out: list[dict[str, Any]] = []
-    prev = 0
-    for x in items:
-        if isinstance(x, list):
-            x = [x[0] + prev, *x[1:]]
-        e = _dec_entry(x)
-        prev = e["seq"]
-        out.append(e)
-    return tuple(out)
-
-
-def _enc_entry(e: dict[str, Any]) -> Any:
-    code = e.get("code")
-    fields = LOG_FIELDS.get(code) if isinstance(code, str) else None
-    if fields is None or len(e) != 3 + len(fields) or any(f not in e for f in fields):
-        return e
-    assert isinstance(code, str)
-    out: list[Any] = [e["seq"], e["seat"], CODE_NO[code]]
-    for f in fields:
-        v = e[f]
-        if f in CARD_FIELDS:
-            v = CARD_INDEX[v]
-        elif f in BOOL_FIELDS:
-            v = int(v)
-        out.append(v)
-    return out
-
-
-def _dec_entry(x: Any) -> dict[str, Any]:
-    if isinstance(x, dict):
-        return x
-    code = CODES[x[2]]
-    e: dict[str, Any] = {"seq": x[0], "seat": x[1], "code": code}
-    for f, v in zip(LOG_FIELDS[code], x[3:], strict=True):
-        if f in CARD_FIELDS:
-            v = CARD_LIST[v].id
-        elif f in BOOL_FIELDS:
-            v = bool(v)
-        e[f] = v
-    return e
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
@@ -114,7 +35,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "nuggets": state.nuggets,
         "ready": sorted(state.ready),
         "results": list(state.results),
-        "log": _enc_log(state.log),
+        "log": state.log.to_json(),
         "round": {
             "n": rs.number,
             "drawn": rs.drawn,
@@ -180,7 +101,7 @@ def state_from_json(d: dict[str, Any]) -> GameState:
         gold=tuple(d["gold"]),
         nuggets=d["nuggets"],
         rs=rs,
-        log=_dec_log(d["log"]),
+        log=Log.from_json(d["log"]),
         results=tuple(d["results"]),
         ready=frozenset(d["ready"]),
     )

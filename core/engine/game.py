@@ -6,6 +6,7 @@ from typing import Any
 
 from .actions import finish, play
 from .config import GameConfig
+from .log import Log
 from .moves import legal_moves, parse_move
 from .reasons import IllegalMove, Reason
 from .scoring import round_end
@@ -29,7 +30,7 @@ def new_game(config: GameConfig, seed: int) -> GameState:
         gold=(0,) * config.players,
         nuggets=nugget_pile(config, seed),
         rs=rs,
-        log=(ev,),
+        log=Log.of((ev,)),
     )
 
 
@@ -110,7 +111,7 @@ def _apply(
         return _end_round(state, evolve(rs, reached_by=seat), True, events, seq)
     if rs.current is None:
         return _end_round(state, rs, False, events, seq)
-    return evolve(state, seq=seq, rs=rs, log=state.log + tuple(events)), events
+    return evolve(state, seq=seq, rs=rs, log=state.log.extend(events)), events
 
 
 def _end_round(
@@ -137,7 +138,7 @@ def _end_round(
     state = evolve(state, seq=seq, rs=rs, gold=out["gold"], nuggets=out["nuggets"])
     if thieves:
         state = evolve(state, phase="stealing")
-        return evolve(state, log=state.log + tuple(events)), events
+        return evolve(state, log=state.log.extend(events)), events
     return _after_round(state, events)
 
 
@@ -157,7 +158,7 @@ def _after_round(state: GameState, events: Events) -> tuple[GameState, Events]:
         state = evolve(state, phase="finished", results=(*state.results, state.rs.result or {}))
     else:
         state = evolve(state, phase="round_over", ready=frozenset())
-    return evolve(state, log=state.log + tuple(events)), events
+    return evolve(state, log=state.log.extend(events)), events
 
 
 def _steal(
@@ -189,7 +190,7 @@ def _steal(
     rs = evolve(rs, result=res, thieves=rest, current=rest[0] if rest else None)
     state = evolve(state, seq=seq, rs=rs, gold=tuple(gold))
     if rest:
-        return evolve(state, log=state.log + tuple(events)), events
+        return evolve(state, log=state.log.extend(events)), events
     return _after_round(state, events)
 
 
@@ -199,7 +200,7 @@ def _ready(state: GameState, seat: int) -> tuple[GameState, Events]:
     ready = state.ready | {seat}
     state = evolve(state, seq=seq, ready=ready)
     if len(ready) < state.n:
-        return evolve(state, log=state.log + tuple(events)), events
+        return evolve(state, log=state.log.extend(events)), events
     return _next_round(state, events)
 
 
@@ -225,7 +226,7 @@ def _next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
         ready=frozenset(),
         results=(*state.results, rs.result or {}),
     )
-    return evolve(state, log=state.log + tuple(events)), events
+    return evolve(state, log=state.log.extend(events)), events
 
 
 def apply_timeout(state: GameState) -> tuple[GameState, Events]:

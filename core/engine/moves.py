@@ -9,7 +9,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from .board import GOAL_KEYS, unkey
+from .board import GOAL_KEYS
 from .cards import CARD_LIST, MASK, SYMMETRIC, TOOLS
 from .reasons import MoveFormatError
 from .state import GameState, RoundState
@@ -117,91 +117,103 @@ def steal_moves(state: GameState, seat: int) -> list[dict[str, Any]]:
     return [{"type": "steal", "target_seat": s} for s in targets]
 
 
+def _path_bits(idx: int) -> tuple[tuple[int, bool], ...]:
+    c = CARD_LIST[idx]
+    if c.category != "path":
+        return ()
+    shift = 16 if c.ladder else 0
+    rots = (0,) if SYMMETRIC[idx] else (0, 1)
+    return tuple((1 << (MASK[2 * idx + r] + shift), bool(r)) for r in rots)
+
+
+# Per catalogue index, precomputed once: the frontier bits (and `rotated`) of a path card,
+# the move type of an action card, the in-front ids a repair card can remove.
+PATH_BITS = tuple(_path_bits(i) for i in range(len(CARD_LIST)))
+KIND = tuple(c.kind if c.category == "action" else c.category for c in CARD_LIST)
+REPAIRS = tuple(tuple((t, f"BREAK_{t.upper()}") for t in c.tools) for c in CARD_LIST)
+
+
 def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str, Any]]:
+    """Every legal move of the actor; one dict literal per move, no per-move lookups (this
+    is the hottest function of a simulated game)."""
     n = state.n
-    table = rs.table
+    cards = rs.table.cards
+    all_iids = rs.table.iids
     hand = rs.hands[seat]
     out: list[dict[str, Any]] = []
     paths_ok = can_place_path(rs, seat)
-    front: list[tuple[int, int]] | None = None
     fronts = rs.in_front
     board = rs.board
     for pos in hand:
-        idx = table.cards[pos]
-        c = CARD_LIST[idx]
-        iid = table.iids[pos]
-        if c.category == "path":
-            if not paths_ok:
-                continue
-            if front is None:
-                front = board.frontier()
-            shift = 16 if c.ladder else 0
-            for r in (0,) if SYMMETRIC[idx] else (0, 1):
-                rotated = bool(r)
-                bit = 1 << (MASK[2 * idx + r] + shift)
-                for k, packed in front:
-                    if packed & bit:
-                        out.append(
-                            {
-                                "type": "place_path",
-                                "card": iid,
-                                "x": (k >> 8) - 128,
-                                "y": (k & 255) - 128,
-                                "rotated": rotated,
-                            }
-                        )
+        idx = cards[pos]
+        iid = all_iids[pos]
+        bits = PATH_BITS[idx]
+        if bits:
+            if paths_ok:
+                for bit, rotated in bits:
+                    out += [
+                        {"type": "place_path", "card": iid, "x": x, "y": y, "rotated": rotated}
+                        for x, y in board.spots(bit)
+                    ]
             continue
-        kind = c.kind
+        kind = KIND[idx]
         if kind == "break":
-            for s in range(n):
-                if s != seat and c.id not in fronts[s]:
-                    out.append({"type": "break_tool", "card": iid, "target_seat": s})
+            cid = CARD_LIST[idx].id
+            out += [
+                {"type": "break_tool", "card": iid, "target_seat": s}
+                for s in range(n)
+                if s != seat and cid not in fronts[s]
+            ]
         elif kind == "repair":
             for s in range(n):
-                for tool in c.tools:
-                    if f"BREAK_{tool.upper()}" in fronts[s]:
-                        out.append(
-                            {"type": "repair_tool", "card": iid, "target_seat": s, "tool": tool}
-                        )
+                front = fronts[s]
+                if front:
+                    for tool, bid in REPAIRS[idx]:
+                        if bid in front:
+                            out.append(
+                                {"type": "repair_tool", "card": iid, "target_seat": s, "tool": tool}
+                            )
         elif kind == "rockfall":
-            for k in sorted(board.cells):
-                x, y = unkey(k)
-                if board.path_at(x, y) is not None:
-                    out.append({"type": "rockfall", "card": iid, "x": x, "y": y})
+            out += [
+                {"type": "rockfall", "card": iid, "x": x, "y": y} for x, y in board.rockfall_spots()
+            ]
         elif kind == "map":
-            for g in range(3):
-                if not board.revealed[g]:
-                    out.append({"type": "map", "card": iid, "goal": g})
+            out += [
+                {"type": "map", "card": iid, "goal": g} for g in range(3) if not board.revealed[g]
+            ]
         elif kind == "theft":
             if "THEFT" not in fronts[seat]:
                 out.append({"type": "theft", "card": iid})
         elif kind == "hands_off":
-            for s in range(n):
-                if "THEFT" in fronts[s]:
-                    out.append({"type": "hands_off", "card": iid, "target_seat": s})
+            out += [
+                {"type": "hands_off", "card": iid, "target_seat": s}
+                for s in range(n)
+                if "THEFT" in fronts[s]
+            ]
         elif kind in ("swap_hand", "inspection"):
             mt = EFFECT_MOVE[kind]
-            for s in range(n):
-                if s != seat:
-                    out.append({"type": mt, "card": iid, "target_seat": s})
+            out += [{"type": mt, "card": iid, "target_seat": s} for s in range(n) if s != seat]
         elif kind == "swap_hats":
             if rs.role_pool:
-                for s in range(n):
-                    out.append({"type": "swap_hats", "card": iid, "target_seat": s})
+                out += [{"type": "swap_hats", "card": iid, "target_seat": s} for s in range(n)]
         elif kind == "trapped":
-            for s in range(n):
-                if s != seat and "TRAPPED" not in fronts[s]:
-                    out.append({"type": "trap", "card": iid, "target_seat": s})
+            out += [
+                {"type": "trap", "card": iid, "target_seat": s}
+                for s in range(n)
+                if s != seat and "TRAPPED" not in fronts[s]
+            ]
         elif kind == "free":
-            for s in range(n):
-                if "TRAPPED" in fronts[s]:
-                    out.append({"type": "free", "card": iid, "target_seat": s})
-    iids = sorted(table.iids[p] for p in hand)
+            out += [
+                {"type": "free", "card": iid, "target_seat": s}
+                for s in range(n)
+                if "TRAPPED" in fronts[s]
+            ]
+    iids = sorted([all_iids[p] for p in hand])
     if not state.config.expansion:
-        out.extend({"type": "discard", "cards": [i]} for i in iids)
+        out += [{"type": "discard", "cards": [i]} for i in iids]
         return out
     for k in (1, 2, 3):
-        out.extend({"type": "discard", "cards": list(cs)} for cs in combinations(iids, k))
+        out += [{"type": "discard", "cards": list(cs)} for cs in combinations(iids, k)]
     kinds = sorted(set(fronts[seat]))
     if kinds and len(iids) >= 2:
         for cs in combinations(iids, 2):

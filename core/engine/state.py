@@ -16,6 +16,7 @@ from typing import Any
 from .board import Board
 from .cards import CARD_LIST, deck_cards
 from .config import GameConfig
+from .log import Log
 
 REMOVED_S2 = 10
 ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
@@ -40,14 +41,12 @@ def round_table(seed: int, round_no: int, edition: str) -> Table:
     rng = rng_for(seed, round_no, "deck")
     cards = deck_cards(edition)
     rng.shuffle(cards)
-    seen: set[str] = set()
-    iids: list[str] = []
-    while len(iids) < len(cards):
+    pos_of: dict[str, int] = {}
+    while len(pos_of) < len(cards):
         iid = "".join(rng.choice(ALPHABET) for _ in range(5))
-        if iid not in seen:
-            seen.add(iid)
-            iids.append(iid)
-    return Table(tuple(iids), tuple(cards), {iid: i for i, iid in enumerate(iids)})
+        if iid not in pos_of:
+            pos_of[iid] = len(pos_of)
+    return Table(tuple(pos_of), tuple(cards), pos_of)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +86,7 @@ class GameState:
     gold: tuple[int, ...]
     nuggets: str  # classic nugget pile, top first, one digit per card (values 0..3)
     rs: RoundState
-    log: tuple[dict[str, Any], ...]
+    log: Log  # public entries (dicts); see log.py
     results: tuple[dict[str, Any], ...] = ()  # one per finished round (private parts inside)
     ready: frozenset[int] = frozenset()
 

@@ -1,0 +1,228 @@
+"""The public log kept inside the state, in its stored form and its dict form, each lazily.
+
+Why: the service loads the state JSON, applies one move and stores the JSON again on every
+move, and the log is the biggest part of the state.  Re-encoding and re-decoding every
+entry on each move was about half of that work.  A `Log` therefore keeps
+
+- `_enc`: a prefix of the entries exactly as `state_to_json` writes them (positional lists
+  with the seq as the step from the previous entry, or plain dicts), shared between states;
+- `_tail`: the dict entries appended after that prefix (not encoded yet);
+- `_dec`: every entry as a dict, built on first use and then kept.
+
+`state_from_json` keeps the stored entries as they are (nothing decoded), a move appends
+its events to the tail, and `state_to_json` encodes only the tail (a copy of the prefix
+otherwise).  A view needs the last 50 entries only, so slices from the end decode only
+those.  Encoded entries and the lists inside them are shared: treat them as read-only.
+Equality compares the encoded form, which is canonical (one encoding per entry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+
+from .cards import CARD_INDEX, CARD_LIST
+
+Entry = dict[str, Any]
+
+# Log entries are stored positionally: [seq step, seat, code number, *fields]; an entry whose
+# keys differ from its code's schema (e.g. a timeout flag) is stored as a plain dict.
+LOG_FIELDS: dict[str, tuple[str, ...]] = {
+    "path_placed": ("card", "x", "y", "rotated"),
+    "goal_revealed": ("goal", "x", "y", "card", "rotated", "kind"),
+    "tool_broken": ("card", "target_seat", "tool"),
+    "tool_repaired": ("card", "target_seat", "tool"),
+    "rockfall": ("card", "x", "y", "removed"),
+    "map_used": ("card", "goal"),
+    "passed": ("count",),
+    "discarded_to_remove": ("count", "remove"),
+    "theft_laid": ("card",),
+    "hands_off": ("card", "target_seat"),
+    "freed": ("card", "target_seat"),
+    "trapped": ("card", "target_seat"),
+    "hands_swapped": ("card", "target_seat"),
+    "inspected": ("card", "target_seat"),
+    "hats_swapped": ("card", "target_seat"),
+    "stole": ("target_seat",),
+    "ready": (),
+}
+CODES = tuple(LOG_FIELDS)
+CODE_NO = {c: i for i, c in enumerate(CODES)}
+CARD_FIELDS = ("card", "removed")
+BOOL_FIELDS = ("rotated",)
+# per code: (code number, entry length, ((field, 0 plain | 1 card | 2 bool), ...))
+_ENC = {
+    c: (
+        CODE_NO[c],
+        3 + len(fs),
+        tuple((f, 1 if f in CARD_FIELDS else 2 if f in BOOL_FIELDS else 0) for f in fs),
+    )
+    for c, fs in LOG_FIELDS.items()
+}
+_DEC = tuple(_ENC[c] for c in CODES)
+
+
+def enc_entry(e: Entry, prev: int) -> Any:
+    """One entry as stored; a positional entry's seq is the step from `prev`."""
+    code = e.get("code")
+    spec = _ENC.get(code) if isinstance(code, str) else None
+    if spec is None or len(e) != spec[1]:
+        return e
+    out: list[Any] = [e["seq"] - prev, e["seat"], spec[0]]
+    for f, how in spec[2]:
+        if f not in e:
+            return e
+        v = e[f]
+        out.append(CARD_INDEX[v] if how == 1 else int(v) if how == 2 else v)
+    return out
+
+
+def dec_entry(x: Any, prev: int) -> Entry:
+    if isinstance(x, dict):
+        return x
+    code = CODES[x[2]]
+    e: Entry = {"seq": x[0] + prev, "seat": x[1], "code": code}
+    for (f, how), v in zip(_DEC[x[2]][2], x[3:], strict=True):
+        e[f] = CARD_LIST[v].id if how == 1 else bool(v) if how == 2 else v
+    return e
+
+
+def _dec_all(items: Sequence[Any], prev: int) -> list[Entry]:
+    out: list[Entry] = []
+    for x in items:
+        e = dec_entry(x, prev)
+        prev = e["seq"]
+        out.append(e)
+    return out
+
+
+def _seq_before(enc: Sequence[Any], i: int) -> int:
+    """The seq of entry i-1 (0 before the first), walking back to the nearest dict entry."""
+    step = 0
+    j = i - 1
+    while j >= 0:
+        x = enc[j]
+        if isinstance(x, dict):
+            return int(x["seq"]) + step
+        step += x[0]
+        j -= 1
+    return step
+
+
+class Log(Sequence[Entry]):
+    """An immutable sequence of public log entries (dicts); see the module docstring."""
+
+    __slots__ = ("_dec", "_enc", "_last", "_tail")
+
+    def __init__(
+        self,
+        enc: tuple[Any, ...] = (),
+        tail: tuple[Entry, ...] = (),
+        last: int | None = None,
+        dec: tuple[Entry, ...] | None = None,
+    ) -> None:
+        self._enc = enc
+        self._tail = tail
+        # seq of the last entry of `enc` (None: not known yet)
+        self._last = 0 if not enc else last
+        self._dec = dec if dec is not None else (tail if not enc else None)
+
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> Log:
+        return cls((), tuple(entries))
+
+    @classmethod
+    def from_json(cls, items: Sequence[Any]) -> Log:
+        """The stored entries, kept encoded (they are decoded only when read)."""
+        return cls(tuple(items))
+
+    # ------------------------------------------------------------------ growing
+    def extend(self, events: Iterable[Entry]) -> Log:
+        """A new log with `events` appended (this one is unchanged)."""
+        ev = tuple(events)
+        dec = self._dec
+        return Log(
+            self._enc,
+            self._tail + ev,
+            self._last,
+            dec + ev if dec is not None and self._enc else None,
+        )
+
+    # ------------------------------------------------------------------ forms
+    def to_json(self) -> list[Any]:
+        """The entries as stored: the encoded prefix plus the tail, encoded once."""
+        if self._tail:
+            prev = self._last_seq()
+            enc = list(self._enc)
+            for e in self._tail:
+                enc.append(enc_entry(e, prev))
+                prev = e["seq"]
+            # derived form only: the entries stay the same
+            self._enc = tuple(enc)
+            self._last = prev
+            if self._dec is None or len(self._dec) != len(enc):
+                self._dec = None
+            self._tail = ()
+            return enc
+        return list(self._enc)
+
+    def _last_seq(self) -> int:
+        if self._last is None:
+            self._last = _seq_before(self._enc, len(self._enc))
+        return self._last
+
+    def _decoded(self) -> tuple[Entry, ...]:
+        dec = self._dec
+        if dec is None:
+            dec = self._dec = (*_dec_all(self._enc, 0), *self._tail)
+        return dec
+
+    # ------------------------------------------------------------------ Sequence
+    def __len__(self) -> int:
+        return len(self._enc) + len(self._tail)
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._decoded())
+
+    @overload
+    def __getitem__(self, i: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Entry, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Entry | tuple[Entry, ...]:
+        if self._dec is not None:
+            return self._dec[i]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(len(self))
+            if step == 1 and stop == len(self):
+                return self._suffix(start)
+            return self._decoded()[i]
+        n = len(self)
+        j = i + n if i < 0 else i
+        if 0 <= j < n and j >= len(self._enc):
+            return self._tail[j - len(self._enc)]
+        return self._decoded()[i]
+
+    def _suffix(self, start: int) -> tuple[Entry, ...]:
+        """Entries from `start` on, decoding only the encoded ones among them (views)."""
+        enc = self._enc
+        if start >= len(enc):
+            return self._tail[start - len(enc) :]
+        return (*_dec_all(enc[start:], _seq_before(enc, start)), *self._tail)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Log):
+            if self is other:
+                return True
+            if len(self) != len(other):
+                return False
+            return self.to_json() == other.to_json()
+        if isinstance(other, tuple | list):
+            return tuple(self._decoded()) == tuple(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Log({len(self)} entries)"
