@@ -36,14 +36,28 @@ def rng_for(seed: int, *parts: object) -> random.Random:
     return random.Random(":".join([str(seed), *map(str, parts)]))
 
 
+# Every pair of ALPHABET letters, indexed by 10 random bits.
+_PAIRS = tuple(a + b for a in ALPHABET for b in ALPHABET)
+
+
 @lru_cache(maxsize=1024)
 def round_table(seed: int, round_no: int, edition: str) -> Table:
+    """The round's shuffled cards and their instance ids.
+
+    An id is 5 letters of a 32-letter alphabet made from one `getrandbits(25)` of the
+    round's own generator (drawn after the shuffle, so ids say nothing about deck order);
+    a repeat within the round is drawn again.  One call per id instead of five
+    `choice` calls: this runs at every round start."""
     rng = rng_for(seed, round_no, "deck")
     cards = deck_cards(edition)
     rng.shuffle(cards)
+    bits = rng.getrandbits
+    pairs, letters = _PAIRS, ALPHABET
     pos_of: dict[str, int] = {}
-    while len(pos_of) < len(cards):
-        iid = "".join(rng.choice(ALPHABET) for _ in range(5))
+    n = len(cards)
+    while len(pos_of) < n:
+        b = bits(25)
+        iid = pairs[b >> 15] + pairs[(b >> 5) & 1023] + letters[b & 31]
         if iid not in pos_of:
             pos_of[iid] = len(pos_of)
     return Table(tuple(pos_of), tuple(cards), pos_of)

@@ -52,7 +52,7 @@ RECORDINGS: dict[str, tuple[str, int, dict[str, Any], int, float, float]] = {
     "classic_gold_per_digger_bounded": (
         "classic", 10, {"gold_per_digger": True, "bounded_board": True}, 304, 0.8, 0.0,
     ),
-    "expansion_6": ("expansion", 6, {}, 405, 0.85, 0.03),
+    "expansion_6": ("expansion", 6, {}, 409, 0.85, 0.03),
     "expansion_3_bounded": ("expansion", 3, {"bounded_board": True}, 513, 0.8, 0.05),
 }  # fmt: skip
 
