@@ -155,11 +155,11 @@ class Notifier:
                 self._arm_warning(game_id, version, sv, actor)
         if status == "round_over" and sv.get("round_result") and \
                 await runtime.claim(f"reveal:{game_id}:{rnd}"):
-            await self._send_group(game_id, lambda t: texts.round_result_text(t, sv))
-            for s in humans:
+            for s in humans:  # private first: the group may have to wait for its budget
                 if not s.auto:
                     await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
                                      name=s.name)
+            await self._send_group(game_id, lambda t: texts.round_result_text(t, sv))
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
             # the last round's reveal and the final scores in one group message
             await self._send_group(game_id, lambda t: "\n\n".join(filter(None, [

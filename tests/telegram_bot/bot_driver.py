@@ -162,9 +162,18 @@ async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser],
             now = await env.service.view(game_id, seat.user_id)
             if now["status"] != "round_over" or not now.get("legal_moves"):
                 break  # the pause ran out (next round) or this seat is ready
-            msg = await api.wait_for(lambda u=user: next(
-                (m for m in reversed(api.bot_messages(u.id))
-                 if any(callback_parts(b)[0] == "m" for b in buttons(m))), None), timeout=15)
+            def ready_button(u: FakeUser = user) -> dict[str, Any] | None:
+                return next((m for m in reversed(api.bot_messages(u.id))
+                             if any(callback_parts(b)[0] == "m" for b in buttons(m))), None)
+
+            async def ready_or_over(uid: int = seat.user_id) -> bool:
+                view = await env.service.view(game_id, uid)
+                return bool(ready_button()) or view["status"] != "round_over"
+
+            await wait_async(ready_or_over)
+            msg = ready_button()
+            if msg is None:
+                break
             qid = user.press(msg, lambda b: callback_parts(b)[0] == "m")
             await api.wait_for(lambda q=qid: api.callback_queries[q]["answered"])
             if "changed" not in str(api.callback_queries[qid]["answer"].get("text")):
