@@ -50,10 +50,12 @@ class Notifier:
         self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: dict[str, asyncio.Task[None]] = {}
+        self._has_feed = False
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
         feed = self.deps.port.changes()
+        self._has_feed = feed is not None
         if feed is not None:
             self._tasks.append(asyncio.create_task(self._consume(feed)))
         self._tasks.append(asyncio.create_task(self._sweep()))
@@ -79,7 +81,7 @@ class Notifier:
     def watch(self, game_id: str) -> None:
         """Follow one game when the service offers no global change feed."""
         self._lobbies.add(game_id)
-        if self.deps.port.changes() is not None or game_id in self._watch:
+        if self._has_feed or game_id in self._watch:
             return
         listen = getattr(self.deps.port.service, "listen", None)
         if listen is None:

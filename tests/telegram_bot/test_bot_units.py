@@ -79,3 +79,41 @@ async def test_local_budget_never_exceeds_twenty_a_minute() -> None:
         assert len([s for s in sent[i:] if s < at + 60]) <= 20
     assert len(sent) >= 70  # and it is not needlessly stingy (~15 a minute)
     assert await rt.claim("k") and not await rt.claim("k")
+
+
+def test_private_results_name_what_was_learnt() -> None:
+    from telegram_bot.private import private_results
+
+    t = Translator("en")
+    seats = [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Ben"}]
+    before = {"seats": seats, "you": {"known_goals": [], "known_roles": []}}
+    after = {"seats": seats, "you": {"known_goals": [{"goal": 2, "kind": "gold"}],
+                                     "known_roles": [{"seat": 1, "role": "SABOTEUR",
+                                                      "stale": False}]}}
+    lines = private_results(t, before, after)
+    assert any("bottom goal" in line and "gold" in line for line in lines)
+    assert any("Ben" in line and "Saboteur" in line for line in lines)
+    assert private_results(t, after, after) == []
+
+
+def test_move_labels_cover_every_move_type() -> None:
+    t = Translator("zh_Hant")
+    view = {"seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Ben"}],
+            "you": {"hand": [{"id": "a", "card": "MAP"}, {"id": "b", "card": "S1_CROSS"},
+                             {"id": "c", "card": "REPAIR_PICKAXE_CART"}]}}
+    moves = [
+        {"type": "place_path", "card": "b", "x": 1, "y": 0, "rotated": True},
+        {"type": "break_tool", "card": "a", "target_seat": 1},
+        {"type": "repair_tool", "card": "c", "target_seat": 0, "tool": "cart"},
+        {"type": "rockfall", "card": "a", "x": 2, "y": 0},
+        {"type": "map", "card": "a", "goal": 0}, {"type": "theft", "card": "a"},
+        {"type": "discard", "cards": ["a", "b"]},
+        {"type": "discard_to_remove", "cards": ["a", "b"], "remove": "TRAPPED"},
+        {"type": "steal", "target_seat": None}, {"type": "steal", "target_seat": 1},
+        {"type": "next_round"}, {"type": "take_seat_back"},
+        {"type": "swap_hats", "card": "a", "target_seat": 0},
+    ]
+    labels = [texts.move_label(t, view, m) for m in moves]
+    assert all(labels) and len(set(labels)) == len(labels)
+    assert "藏寶圖 + 十字路 ┼" in labels[6] and "被困" in labels[7]
+    assert all(len(label) <= 60 for label in labels)
