@@ -92,7 +92,7 @@ async def submit_move(update: Update, context: ContextTypes.DEFAULT_TYPE, game_i
         await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
         return
     await query.answer("✔")
-    lines = [texts.played_text(t, before, move)]
+    lines = [texts.esc(texts.played_text(t, before, move))]
     lines.extend(private_results(t, before, after))
     text, markup = render_panel(t, deps, after, title="\n".join(lines))
     await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]

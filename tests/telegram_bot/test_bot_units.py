@@ -117,3 +117,13 @@ def test_move_labels_cover_every_move_type() -> None:
     assert all(labels) and len(set(labels)) == len(labels)
     assert "藏寶圖 + 十字路 ┼" in labels[6] and "被困" in labels[7]
     assert all(len(label) <= 60 for label in labels)
+
+
+def test_names_are_escaped_in_html_texts() -> None:
+    t = Translator("en")
+    view = {"status": "playing", "round": 1, "rounds": 1, "current_seat": 0,
+            "seats": [{"seat": 0, "name": "<b>Evil</b> & co", "hand_size": 3}],
+            "log": [{"code": "passed", "seat": 0, "count": 1}], "you": {"seat": None}}
+    for text in (texts.board_caption(t, view), texts.final_text(t, view),
+                 texts.lobby_text(t, {**view, "edition": "classic"})):
+        assert "<b>Evil" not in text and "&lt;b&gt;Evil" in text
