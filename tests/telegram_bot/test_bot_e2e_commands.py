@@ -51,6 +51,23 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     joined = api.last_bot_message(bob.id, lambda m: "✅" in m.get("text", ""))
     assert joined is not None and "你已加入遊戲" in joined["text"]  # Bob's own language
 
+    # the countdown runs once enough players sit; "+1 min" extends it; a computer joins
+    async def countdown() -> int:
+        data = await env.deps.runtime.get_game_data(game_id)
+        return int(data.get("autostart", "0") or 0)
+
+    before = await wait_async(countdown)
+    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    qid = bob.press(lobby, "+1")
+    await api.wait_for(lambda: api.callback_queries[qid]["answered"])
+    assert await countdown() >= before + 60
+    alice.press(lobby, "🤖")
+
+    async def computer_seated() -> bool:
+        return any(s.computer for s in await env.service.seats(game_id))
+
+    await wait_async(computer_seated)
+
     # /kick: reply to the player's message; creator or admin only
     chen_msg = chen.message_update(group.id, "hello")["message"]
     bob.say(group.id, "/kick", reply_to=chen_msg)
