@@ -132,6 +132,8 @@ class MemoryStore:
         if deadline is not KEEP:
             self._hint(game_id, TIMER_TURN, dl)
             self._hint(game_id, TIMER_WARN, wl)
+        elif dl is not None and self._timers.get(timer_member(game_id, TIMER_TURN), dl) > dl:
+            self._hint(game_id, TIMER_TURN, dl)  # a stale claim's lease: due at the deadline
         game.expires = self._clock() + ttl_s
         self._fanout.dispatch(Change(game_id, new))
         return CommitResult(True, new)

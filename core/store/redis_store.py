@@ -173,25 +173,28 @@ class RedisStore:
         args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
         args += log_entries
         hints = self._hints(game_id, deadline)
-        if not hints:
-            status, version = await self._commit(keys=self.keys.game_keys(game_id), args=args)
-        else:
-            # One round trip: the commit script (the game's slot) and the index hints (the
-            # index's slot) in one non-transactional pipeline. The hints are written even
-            # if the commit loses; then they are undone below (the loser's extra trip).
-            timers = self.keys.timers()
+        timers = self.keys.timers()
+        turn = timer_member(game_id, TIMER_TURN)
 
-            def build(pipe: Pipeline) -> None:
-                _evalsha(pipe, self._commit, self.keys.game_keys(game_id), args)
-                for member, score in hints:
-                    if score is None:
-                        pipe.zrem(timers, member)
-                    else:
-                        pipe.zadd(timers, {member: score})
+        # One round trip: the commit script (the game's slot) and the index hints (the
+        # index's slot) in one non-transactional pipeline. The hints are written even if
+        # the commit loses; then they are undone below (the loser's extra trip).
+        def build(pipe: Pipeline) -> None:
+            _evalsha(pipe, self._commit, self.keys.game_keys(game_id), args)
+            for member, score in hints:
+                if score is None:
+                    pipe.zrem(timers, member)
+                else:
+                    pipe.zadd(timers, {member: score})
+            if deadline is KEEP:
+                # The kept deadline moves to the new version. If a worker was firing it at
+                # the old version (its claim is now stale), the hint sits at that worker's
+                # lease: "look now" instead, and the claim finds the kept deadline.
+                pipe.zadd(timers, {turn: _now_ms()}, xx=True, lt=True)
 
-            (status, version), *_ = await self._pipeline(build)
-            if status != 1:
-                await self._undo_hints(hints)
+        (status, version), *_ = await self._pipeline(build)
+        if status != 1 and hints:
+            await self._undo_hints(hints)
         if status == 1:
             return CommitResult(True, int(version))
         return CommitResult(False, int(version) if status == 0 else None)

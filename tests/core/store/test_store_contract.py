@@ -248,3 +248,16 @@ async def test_commit_records_presence(store: GameStore) -> None:
     await store.commit("g1", 2, "s", "m", [], None, ttl_s=TTL)
     record = await store.load("g1")
     assert record is not None and record.presence == {"7": 1234}
+
+
+async def test_keep_after_a_claim_makes_the_deadline_due_again_at_once(store: GameStore) -> None:
+    """A commit that keeps a deadline while a worker fires it (that claim is now stale):
+    the deadline is claimable at the new version without waiting for the old lease."""
+    await make(store)
+    t0 = now_ms()
+    await store.commit("g1", 1, "s", "m", [], Deadline(t0 - 10), ttl_s=TTL)
+    claims = await store.claim_due(t0, lease_ms=60_000)
+    assert [(c.version, c.kind) for c in claims] == [(2, "t")]
+    assert (await store.commit("g1", 2, "s", "m", [], KEEP, ttl_s=TTL)).ok
+    again = await store.claim_due(now_ms(), lease_ms=60_000)
+    assert [(c.version, c.kind) for c in again] == [(3, "t")]
