@@ -125,7 +125,16 @@ def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) 
         deadline = time.monotonic() + 60
 
         def workers() -> list:
-            return [c for c in parent.children() if "spawn_main" in " ".join(c.cmdline())]
+            alive = []
+            for child in parent.children():
+                try:  # a killed worker is a zombie until the supervisor reaps it
+                    if child.status() != psutil.STATUS_ZOMBIE and "spawn_main" in " ".join(
+                        child.cmdline()
+                    ):
+                        alive.append(child)
+                except psutil.Error:
+                    continue
+            return alive
 
         def healthy() -> bool:
             try:
