@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/engine_bench.py              # all three, JSON lines
     .venv/bin/python benchmarks/engine_bench.py --profile    # + cProfile of the sim games
+    .venv/bin/python benchmarks/engine_bench.py --root /tmp/old   # the engine of another checkout
 
 1. `legal_moves` of a 6-card hand (4 tunnels, a ladder, a rockfall) on a crowded
    Saboteur 2 maze of >= 60 path cards, median and p95 (target <= 0.3 ms). Three cases:
@@ -9,7 +10,8 @@
    (the board a placement just produced from a queried parent: what play does), `cached`
    (the same state asked again, e.g. view + legal moves).
 2. `apply_move` median over moves sampled from random games (target <= 50 us), by kind.
-3. complete classic 10-player 3-round random games per second, as `core.sim --no-check`
+3. one move as the service makes it: state JSON in, apply, state JSON out, the view.
+4. complete classic 10-player 3-round random games per second, as `core.sim --no-check`
    runs them (target >= 100 games/s, aim 200).
 
 Figures and their discussion: docs/benchmarks/engine.md.
@@ -31,12 +33,33 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.engine import GameConfig, GameState, apply_move, legal_moves, new_game
-from core.engine.board import GOAL_SET, START_KEY, Board, unkey
-from core.engine.cards import CARD_LIST, GOLD, MASK
-from core.sim import parse_args, simulate, walk
+def _root(argv: list[str]) -> str:
+    """`--root DIR`: import the engine from another checkout (a before/after comparison run
+    from the same script, e.g. `git archive <commit> core | tar -x -C /tmp/old`)."""
+    for i, a in enumerate(argv):
+        if a == "--root" and i + 1 < len(argv):
+            return str(Path(argv[i + 1]).resolve())
+        if a.startswith("--root="):
+            return str(Path(a.split("=", 1)[1]).resolve())
+    return str(Path(__file__).resolve().parent.parent)
+
+
+sys.path.insert(0, _root(sys.argv[1:]))
+
+from core.engine import (  # noqa: E402
+    GameConfig,
+    GameState,
+    apply_move,
+    legal_moves,
+    new_game,
+    state_from_json,
+    state_to_json,
+    view_for,
+)
+from core.engine.board import GOAL_SET, START_KEY, Board, unkey  # noqa: E402
+from core.engine.cards import CARD_LIST, GOLD, MASK  # noqa: E402
+from core.sim import parse_args, simulate, walk  # noqa: E402
 
 
 def pin(cpu: int | None) -> list[int]:
@@ -172,6 +195,57 @@ def bench_apply(seed: int, samples: int) -> dict[str, Any]:
     return {"all": quantiles(allt), **{k: quantiles(v) for k, v in sorted(by_kind.items())}}
 
 
+# ---------------------------------------------------------------- one move in the service
+
+
+def bench_service(seed: int, samples: int) -> dict[str, Any]:
+    """What the game service does per move with the engine: read the stored state JSON,
+    apply the move, write the state JSON, build the mover's view (the store's compression
+    and Redis are not included: docs/benchmarks/store.md).  States are sampled from the
+    second half of classic 10-player games (a long public log inside the state)."""
+    rng = random.Random(seed)
+    cfg = GameConfig.from_options("classic", 10, {})
+    items: list[tuple[str, int, dict[str, Any]]] = []
+    g = 0
+    while len(items) < samples:
+        for before, entry, _after in walk(cfg, seed + g):
+            if "seat" in entry and before.seq > 110 and rng.random() < 0.2:
+                raw = json.dumps(state_to_json(before), separators=(",", ":"))
+                items.append((raw, entry["seat"], entry["move"]))
+        g += 1
+    items = items[:samples]
+    load: list[float] = []
+    app: list[float] = []
+    save: list[float] = []
+    view: list[float] = []
+    total: list[float] = []
+    pc = time.perf_counter
+    for raw, seat, move in items:
+        t0 = pc()
+        state = state_from_json(json.loads(raw))
+        t1 = pc()
+        new, _ = apply_move(state, seat, move)
+        t2 = pc()
+        json.dumps(state_to_json(new), separators=(",", ":"))
+        t3 = pc()
+        view_for(new, seat)
+        t4 = pc()
+        load.append(t1 - t0)
+        app.append(t2 - t1)
+        save.append(t3 - t2)
+        view.append(t4 - t3)
+        total.append(t4 - t0)
+    size = statistics.median(len(raw) for raw, _, _ in items)
+    return {
+        "state_json_bytes": size,
+        "load": quantiles(load),
+        "apply": quantiles(app),
+        "save": quantiles(save),
+        "view": quantiles(view),
+        "move_total": quantiles(total),
+    }
+
+
 # ---------------------------------------------------------------- whole games
 
 
@@ -212,16 +286,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=2000)
     p.add_argument("--samples", type=int, default=3000)
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--only", choices=["legal", "apply", "games"], default=None)
+    p.add_argument("--only", choices=["legal", "apply", "service", "games"], default=None)
+    p.add_argument("--root", default=None, help="import core/ from this checkout instead")
     p.add_argument("--profile", action="store_true")
     ns = p.parse_args(argv)
     cpus = pin(ns.cpu)
     head = {"python": sys.version.split()[0], "cpus": cpus, "load": os.getloadavg()[0]}
+    head["root"] = _root(sys.argv[1:] if argv is None else argv)
     print(json.dumps({"bench": "env", **head}))
     if ns.only in (None, "legal"):
         print(json.dumps({"bench": "legal_moves", **bench_legal_moves(ns.seed, ns.reps)}))
     if ns.only in (None, "apply"):
         print(json.dumps({"bench": "apply_move", **bench_apply(ns.seed, ns.samples)}))
+    if ns.only in (None, "service"):
+        print(json.dumps({"bench": "service_move", **bench_service(ns.seed, ns.samples // 3)}))
     if ns.only in (None, "games"):
         res = bench_games(ns.runs, ns.profile)
         prof = res.pop("profile", None)

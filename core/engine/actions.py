@@ -135,15 +135,24 @@ def play(state: GameState, seat: int, m: dict[str, Any], timeout: bool = False) 
     rs = state.rs
     pos = take_cards(rs, seat, [m["card"]])[0]
     idx = rs.table.cards[pos]
-    c = CARD_LIST[idx]
-    expected = "place_path" if c.category == "path" else EFFECT_MOVE[c.kind]
+    expected = PLAYED_WITH[idx]
     if kind != expected:
-        raise IllegalMove(Reason.WRONG_CARD_TYPE, f"{c.id} is played with {expected}")
-    t.hands[seat] = tuple(p for p in t.hands[seat] if p != pos)
+        raise IllegalMove(Reason.WRONG_CARD_TYPE, f"{CARD_LIST[idx].id} is played with {expected}")
+    hand = list(t.hands[seat])
+    hand.remove(pos)
+    t.hands[seat] = tuple(hand)
     HANDLERS[kind](t, m, idx)
-    if c.category == "action" and kind not in ("break_tool", "theft", "trap"):
+    if kind in TO_DISCARD:
         t.to_discard(idx)
     return t
+
+
+# the move type that plays each catalogue card (None: start and goal cards)
+PLAYED_WITH = tuple(
+    "place_path" if c.category == "path" else EFFECT_MOVE.get(c.kind) for c in CARD_LIST
+)
+# action moves whose card goes to the discard pile (the others stay in front of a seat)
+TO_DISCARD = frozenset(EFFECT_MOVE.values()) - {"break_tool", "theft", "trap"}
 
 
 def finish(t: Turn) -> RoundState:
@@ -159,8 +168,12 @@ def finish(t: Turn) -> RoundState:
     t.changes["hands"] = tuple(t.hands)
     t.changes["last_mover"] = t.seat
     # the next seat holding cards (None: nobody holds a card, the round is over)
-    n = len(t.hands)
-    t.changes["current"] = next(
-        (s for s in ((t.seat + i) % n for i in range(1, n + 1)) if t.hands[s]), None
-    )
+    hands = t.hands
+    n = len(hands)
+    current = None
+    for i in range(t.seat + 1, t.seat + n + 1):
+        if hands[i % n]:
+            current = i % n
+            break
+    t.changes["current"] = current
     return evolve(rs, **t.changes)

@@ -27,6 +27,8 @@ from .reasons import Reason
 OFF = 128
 DELTA = {1: -1, 2: 256, 4: 1, 8: -256}
 LIMIT = 120
+# per side: (side bit, key step to the neighbour, the neighbour's side facing back)
+NEIGHBOURS = tuple((d, DELTA[d], OPP[d]) for d in SIDES)
 
 
 def key(x: int, y: int) -> int:
@@ -164,18 +166,19 @@ class Board:
         return self.cells.get(k)
 
     def _cell_info(self, k: int) -> tuple[int, int, int, bool, bool]:
+        """Around empty cell k: sides with a card, sides with an opening towards k, those
+        openings connected to a source, next to a path card, next to a goal."""
         side = opn = cb = 0
         adj_path = adj_goal = False
-        cells, conn = self.cells, self.conn
-        for d in SIDES:
-            n = k + DELTA[d]
-            o = cells.get(n)
+        get, cget = self.cells.get, self.conn.get
+        for d, dk, od in NEIGHBOURS:
+            n = k + dk
+            o = get(n)
             if o is not None:
                 side |= d
-                od = OPP[d]
                 if MASK[o] & od:
                     opn |= d
-                    if conn.get(n, 0) & od:
+                    if cget(n, 0) & od:
                         cb |= d
                 if n in GOAL_SET:
                     adj_goal = True

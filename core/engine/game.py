@@ -6,7 +6,7 @@ from typing import Any
 
 from .actions import finish, play
 from .config import GameConfig
-from .log import Log
+from .log import LOG_FIELDS, Log
 from .moves import legal_moves, parse_move
 from .reasons import IllegalMove, Reason
 from .scoring import round_end
@@ -14,6 +14,7 @@ from .setup import first_start_seat, nugget_pile, start_round
 from .state import GameState, RoundState, evolve, rng_for
 
 Events = list[dict[str, Any]]
+SCALAR_CODES = frozenset(LOG_FIELDS)
 
 
 def new_game(config: GameConfig, seed: int) -> GameState:
@@ -62,7 +63,10 @@ def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, Any]]:
 
 
 def clone(e: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a log entry that shares no list with the state (callers may mutate it)."""
+    """A copy of a log entry that shares no list with the state (callers may mutate it).
+    The entries of a move (the codes with a positional form) hold scalars only."""
+    if e.get("code") in SCALAR_CODES:
+        return e.copy()
     return {
         k: ([list(x) if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
         for k, v in e.items()

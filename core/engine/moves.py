@@ -53,27 +53,33 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+# what each move field must hold: 0 a string, 1 an integer (not a bool), 2 a bool,
+# 3 a list of strings
+_FIELD_KIND = {"card": 0, "remove": 0, "tool": 0, "x": 1, "y": 1, "target_seat": 1, "goal": 1}
+_FIELD_KIND |= {"rotated": 2, "cards": 3}
+_SPEC = {t: tuple((f, _FIELD_KIND[f]) for f in fs) for t, fs in FIELDS.items()}
+
+
 def parse_move(move: Any) -> dict[str, Any]:
     """Check a move's shape (not its legality); raise MoveFormatError when malformed."""
     if not isinstance(move, dict):
         raise MoveFormatError("a move is a JSON object")
     t = move.get("type")
-    if not isinstance(t, str) or t not in FIELDS:
+    spec = _SPEC.get(t) if isinstance(t, str) else None
+    if spec is None:
         raise MoveFormatError(f"unknown move type: {t!r}")
     out: dict[str, Any] = {"type": t}
-    for name in FIELDS[t]:
+    for name, kind in spec:
         if name not in move:
             raise MoveFormatError(f"{t}: missing field {name!r}")
         v = move[name]
-        if name in ("card", "remove"):
+        if kind == 0:
             ok = isinstance(v, str)
-        elif name in ("x", "y", "target_seat", "goal"):
-            ok = _is_int(v)
-        elif name == "rotated":
-            ok = isinstance(v, bool)
-        elif name == "tool":
-            ok = isinstance(v, str)
-        else:  # cards
+        elif kind == 1:
+            ok = isinstance(v, int) and type(v) is not bool
+        elif kind == 2:
+            ok = type(v) is bool
+        else:
             ok = isinstance(v, list) and all(isinstance(c, str) for c in v)
         if not ok:
             raise MoveFormatError(f"{t}: field {name!r} has the wrong type")

