@@ -51,6 +51,7 @@ class Notifier:
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: dict[str, asyncio.Task[None]] = {}
         self._has_feed = False
+        self._lobby_msgs: dict[str, tuple[int, int]] = {}  # game -> (chat, lobby message)
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -273,16 +274,20 @@ class Notifier:
     async def _autostart(self, game_id: str) -> None:
         data = await self.deps.runtime.get_game_data(game_id)
         at = int(data.get("autostart", "0") or 0)
-        if not at or time.time() < at:
-            return
+        due = bool(at) and time.time() >= at
+        if data and not due:
+            return  # not due yet (no data at all: the lobby may have expired; look)
         sv = await self.deps.port.view(game_id, None)
         if sv is None or sv.get("status") != "lobby":
             self._lobbies.discard(game_id)
+            if sv is None:  # expired: close its message
+                self.poke(game_id)
             return
-        low = texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]
+        low = int((sv.get("settings") or {}).get(
+            "min_players", texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]))
         if len(sv.get("seats", [])) < low:
             return
-        if not await self.deps.runtime.claim(f"autostart:{game_id}:{at}"):
+        if not due or not await self.deps.runtime.claim(f"autostart:{game_id}:{at}"):
             return
         creator = await self.deps.port.creator_of(game_id)
         try:
@@ -398,7 +403,9 @@ class Notifier:
                                                       message_thread_id=topic_id)
                     await self.deps.runtime.set_game_data(game_id, "lobby_msg",
                                                           str(msg.message_id))
+                    self._lobby_msgs[game_id] = (chat_id, msg.message_id)
                     return
+                self._lobby_msgs[game_id] = (chat_id, int(data["lobby_msg"]))
                 await self.bot.edit_message_text(text, chat_id, int(data["lobby_msg"]),
                                                  parse_mode=ParseMode.HTML, reply_markup=markup)
                 return
@@ -442,17 +449,25 @@ class Notifier:
         return result
 
     async def _close_lobby(self, game_id: str, *, started: bool) -> None:
+        """Mark the lobby message closed (cancelled, or expired: then the game's data is gone
+        and the message is known only from this process's memory)."""
         data = await self.deps.runtime.get_game_data(game_id)
+        if "board_msg" in data:
+            return
         chat = await self.deps.port.chat_of(game_id)
-        if chat is None or "lobby_msg" not in data or "board_msg" in data:
+        known = self._lobby_msgs.get(game_id)
+        chat_id = chat.chat_id if chat is not None else (known[0] if known else None)
+        msg_id = int(data["lobby_msg"]) if "lobby_msg" in data else (known[1] if known else None)
+        if chat_id is None or msg_id is None:
             return
         if not await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
             return
-        t = await self.deps.tr_chat(chat.chat_id)
-        await self.deps.runtime.acquire(chat.chat_id)
+        self._lobby_msgs.pop(game_id, None)
+        t = await self.deps.tr_chat(chat_id)
+        await self.deps.runtime.acquire(chat_id)
         with contextlib.suppress(TelegramError):
-            await self.bot.edit_message_text(texts.lobby_closed_text(t, started),
-                                             chat.chat_id, int(data["lobby_msg"]))
+            await self.bot.edit_message_text(texts.lobby_closed_text(t, started), chat_id,
+                                             msg_id)
 
 
 def _seconds(value: Any) -> float:

@@ -129,7 +129,10 @@ class ServicePort:
         for name in ("seats", "seat_infos", "seat_info", "players"):
             fn = getattr(self.service, name, None)
             if fn is not None:
-                infos = await fn(game_id)
+                try:
+                    infos = await fn(game_id)
+                except ServiceError as exc:
+                    raise BotError(_code(exc)) from exc
                 return [SeatUser(int(getattr(i, "seat", n)), getattr(i, "user_id", None),
                                  str(getattr(i, "name", "")), bool(getattr(i, "computer", False)),
                                  bool(getattr(i, "auto", False)))
@@ -140,7 +143,10 @@ class ServicePort:
         for name in ("chat_of", "chat_for_game", "game_chat"):
             fn = getattr(self.service, name, None)
             if fn is not None:
-                chat: ChatKey | None = await fn(game_id)
+                try:
+                    chat: ChatKey | None = await fn(game_id)
+                except ServiceError:
+                    return None  # gone (expired or deleted)
                 return chat
         meta_fn = getattr(self.service, "meta", None)
         if meta_fn is not None:

@@ -9,6 +9,7 @@ from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
 from conftest import BotEnv, running_bot
 from fake_bot_api import FakeBotAPI, buttons
 
+from core.service.models import ServiceConfig
 from telegram_bot.app import BotOptions
 
 
@@ -132,3 +133,16 @@ async def test_autostart_two_rounds_and_stats() -> None:
             await api.wait_for(lambda: not api.unanswered_queries())
     finally:
         await api.stop()
+
+
+async def test_expired_lobby_message_is_closed(fake_api: FakeBotAPI) -> None:
+    api = fake_api
+    config = ServiceConfig(lobby_ttl_s=2, timer_interval_s=0.05)
+    async with running_bot(api, service_config=config) as env:
+        group = api.group(-3003, "Idle")
+        alice = api.user(1, "Alice")
+        alice.press_start()
+        await open_lobby(env, group, alice)
+        closed = await api.wait_for(lambda: api.last_bot_message(
+            group.id, lambda m: "closed" in m.get("text", "")), timeout=15)
+        assert not closed.get("reply_markup")
