@@ -228,7 +228,11 @@ class Board:
         return packed
 
     def _frontier_info(self) -> dict[int, int]:
-        """Empty cells that accept something, updated from the parent board when possible."""
+        """Empty cells that accept something, updated from the parent board when possible.
+
+        The loop is `_packed` written out (one call per cell saved): after a placement this
+        runs for the ~5-9 cells around what changed, and it is the bulk of a legal-move
+        query on a new board."""
         if self._info is not None:
             return self._info
         cells = self.cells
@@ -238,15 +242,41 @@ class Board:
             todo = self._dirty
         else:
             info = {}
-            todo = set()
-            for k in cells:
-                for d in SIDES:
-                    todo.add(k + DELTA[d])
+            todo = {k + dk for k in cells for _, dk, _ in NEIGHBOURS}
+        get, cget = cells.get, self.conn.get
+        bounded = self.bounded
+        lo, hi = OFF - LIMIT, OFF + LIMIT
         for k in todo:
             if k in cells or k in GOAL_SET:
                 info.pop(k, None)
                 continue
-            packed = self._packed(k)
+            x, y = k >> 8, k & 255
+            if not (lo < x < hi and lo < y < hi) or (
+                bounded and not (OFF <= x <= OFF + 8 and OFF - 2 <= y <= OFF + 2)
+            ):
+                info.pop(k, None)
+                continue
+            side = opn = cb = 0
+            adj_path = adj_goal = False
+            for d, dk, od in NEIGHBOURS:
+                n = k + dk
+                o = get(n)
+                if o is not None:
+                    side |= d
+                    if MASK[o] & od:
+                        opn |= d
+                        if cget(n, 0) & od:
+                            cb |= d
+                    if n in GOAL_SET:
+                        adj_goal = True
+                    else:
+                        adj_path = True
+                elif n in GOAL_SET:
+                    adj_goal = True
+            acc = ACCEPT[side][opn]
+            packed = acc & TOUCH[cb]
+            if adj_path and not adj_goal:
+                packed |= acc << 16
             if packed:
                 info[k] = packed
             else:
@@ -271,9 +301,13 @@ class Board:
             cache = self._spots = {}
         got = cache.get(bit)
         if got is None:
-            got = cache[bit] = [
-                ((k >> 8) - OFF, (k & 255) - OFF) for k, packed in self.frontier() if packed & bit
+            got = [
+                ((k >> 8) - OFF, (k & 255) - OFF)
+                for k, p in self._frontier_info().items()
+                if p & bit
             ]
+            got.sort()
+            cache[bit] = got
         return got
 
     def rockfall_spots(self) -> list[tuple[int, int]]:
