@@ -79,14 +79,20 @@ class Driver:
         self.games.append(game)
         return game
 
-    async def new_timed_game(self, service: GameService, turn_time: int = 5,
-                             think_delay: float = 1.0) -> Game:
+    async def new_timed_game(self, service: GameService, turn_time: int | None = None,
+                             think_delay: float | None = None) -> Game:
         """One silent human and two computer seats, with a short turn time.
 
         The human never moves: its turns time out, the computer takes the seat over, and
         the timers play the game to its end. The API has no settings endpoint, so the
-        turn time is set through the service, as the bot's lobby settings do.
+        turn time is set through the service, as the bot's lobby settings do. Unless
+        given, turn time (5-8 s) and think delay (0.6-1.4 s) vary per game, so that the
+        timed games, created together, do not all fall due in the same instant.
         """
+        if turn_time is None:
+            turn_time = self.rng.randint(5, 8)
+        if think_delay is None:
+            think_delay = round(self.rng.uniform(0.6, 1.4), 2)
         user = self._user()
         token = await self.api.login(user, f"T{user}")
         game_id = await self.api.create(token, edition="classic", seats=4, computer_seats=2)
