@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import multiprocessing
 import os
@@ -96,7 +95,11 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
     The local table's URL is printed only once the socket listens, so it always opens.
     """
     app = build_web_app(settings)
-    runner = web.AppRunner(app, handle_signals=True, access_log=None, shutdown_timeout=5.0)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=5.0)
     await runner.setup()
     try:
         site = web.TCPSite(
@@ -105,7 +108,7 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
         await site.start()
         if settings.local_mode and worker == 0:
             await announce_local_table(app, settings)
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await runner.cleanup()
 
@@ -126,8 +129,7 @@ async def announce_local_table(app: web.Application, settings: Settings) -> None
 
 def run_worker(settings: Settings, worker: int = 0) -> None:
     _configure_logging()
-    with contextlib.suppress(KeyboardInterrupt, web.GracefulExit):
-        asyncio.run(serve(settings, worker=worker))
+    asyncio.run(serve(settings, worker=worker))
 
 
 def supervise(settings: Settings) -> None:
