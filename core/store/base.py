@@ -86,6 +86,9 @@ class Change:
 class GameStore(Protocol):
     """The only interface the service uses to persist and coordinate games.
 
+    ``create(..., deadline=)`` arms a deadline with the record (a lobby's countdown or
+    expiry), in the same atomic step, at the created version.
+
     ``commit(..., presence=(who, now_ms))`` also records that ``who`` was present (the
     ``online`` flag) in the same atomic step, so a player's move costs no extra write.
 
@@ -98,7 +101,14 @@ class GameStore(Protocol):
 
     # live games
     async def create(
-        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+        self,
+        game_id: str,
+        state: str,
+        meta: str,
+        *,
+        ttl_s: float,
+        version: int = 1,
+        deadline: Deadline | None = None,
     ) -> bool: ...
     async def load(self, game_id: str) -> GameRecord | None: ...
     async def version(self, game_id: str) -> int | None: ...
@@ -121,6 +131,11 @@ class GameStore(Protocol):
     # adapter data
     async def set_adapter(self, game_id: str, name: str, value: str) -> None: ...
     async def get_adapter(self, game_id: str) -> dict[str, str]: ...
+
+    # preferences (no expiry): ``<name>:<user_id>`` keys belong to that user (``pref_owner``)
+    # and go with ``delete_user_data``; other keys (``c:<chat_id>``) are kept
+    async def get_pref(self, key: str) -> str | None: ...
+    async def set_pref(self, key: str, value: str) -> None: ...
 
     # indexes
     async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool: ...

@@ -103,6 +103,14 @@ class Keys:
         """String: a dedupe marker (Telegram update ids, outbox side effects)."""
         return f"{self.prefix}once:{name}"
 
+    def pref(self, key: str) -> str:
+        """String: a preference without expiry (e.g. a group's language), see ``pref_owner``."""
+        return f"{self.prefix}pref:{key}"
+
+    def user_prefs(self, user_id: int) -> str:
+        """Hash: one user's preferences (field = pref key), deleted with the user's data."""
+        return f"{self.prefix}pref:user:{int(user_id)}"
+
     def bucket(self, chat_id: int) -> str:
         """Hash: the per-chat token bucket for group messages."""
         return f"{self.prefix}tb:{int(chat_id)}"
@@ -122,6 +130,23 @@ def parse_timer_member(member: str) -> tuple[str, str, bool]:
     the previous release, which keyed hints by version."""
     parts = member.split("|")
     return parts[0], parts[-1], len(parts) != 2
+
+
+PREF_KEY_RE = re.compile(r"^([A-Za-z0-9_.-]{1,32}):(-?[0-9]{1,20})$")
+
+
+def pref_owner(key: str) -> int | None:
+    """The user a preference belongs to: keys ``<name>:<n>`` with ``n`` > 0 are user ``n``'s.
+
+    Why a naming rule: Telegram user ids are positive and group ids negative, so
+    ``u:42`` (a user's language) and ``c:-1001`` (a group's) need no extra argument, and a
+    user's preferences live in one hash that ``delete_user_data`` removes in one step.
+    """
+    match = PREF_KEY_RE.match(key)
+    if match is None:
+        return None
+    n = int(match.group(2))
+    return n if n > 0 else None
 
 
 def _glob_escape(text: str) -> str:

@@ -59,10 +59,14 @@ redis.call('PUBLISH', ARGV[8], '{"game_id":"' .. gid .. '","version":' .. new ..
 return {1, new}
 """
 
-# KEYS: rec ; ARGV: state, meta, version, ttl_ms -> 1 created | 0 exists
+# KEYS: rec ; ARGV: state, meta, version, ttl_ms, deadline_ms|'' -> 1 created | 0 exists
+# A deadline is armed at the created version (a lobby's countdown or expiry), as COMMIT does.
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[3], 's', ARGV[1], 'm', ARGV[2])
+if ARGV[5] and ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'dl', ARGV[5], 'tv', ARGV[3])
+end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1
 """

@@ -29,7 +29,7 @@ from core.store.base import (
     TokenResult,
 )
 from core.store.fanout import Fanout
-from core.store.keys import check_game_id, parse_timer_member, timer_member
+from core.store.keys import check_game_id, parse_timer_member, pref_owner, timer_member
 from core.store.redis_store import anonymise
 
 
@@ -67,6 +67,8 @@ class MemoryStore:
         self._archive_index: dict[str, int] = {}
         self._user_stats: dict[int, dict[str, int]] = {}
         self._chat_stats: dict[int, dict[str, int]] = {}
+        self._prefs: dict[str, str] = {}
+        self._user_prefs: dict[int, dict[str, str]] = {}
         self._fanout = Fanout()
 
     def _game(self, game_id: str) -> _Game | None:
@@ -78,12 +80,23 @@ class MemoryStore:
 
     # ------------------------------------------------------------------ live games
     async def create(
-        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+        self,
+        game_id: str,
+        state: str,
+        meta: str,
+        *,
+        ttl_s: float,
+        version: int = 1,
+        deadline: Deadline | None = None,
     ) -> bool:
         check_game_id(game_id)
         if self._game(game_id) is not None:
             return False
-        self._games[game_id] = _Game(version, state, meta, self._clock() + ttl_s)
+        game = _Game(version, state, meta, self._clock() + ttl_s)
+        if deadline is not None:
+            game.deadline_ms, game.timer_version = int(deadline.at_ms), version
+            self._hint(game_id, TIMER_TURN, game.deadline_ms)
+        self._games[game_id] = game
         return True
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -163,6 +176,20 @@ class MemoryStore:
     async def get_adapter(self, game_id: str) -> dict[str, str]:
         game = self._game(game_id)
         return dict(game.adapter) if game is not None else {}
+
+    # ----------------------------------------------------------------- preferences
+    async def get_pref(self, key: str) -> str | None:
+        owner = pref_owner(key)
+        if owner is not None:
+            return self._user_prefs.get(owner, {}).get(key)
+        return self._prefs.get(key)
+
+    async def set_pref(self, key: str, value: str) -> None:
+        owner = pref_owner(key)
+        if owner is not None:
+            self._user_prefs.setdefault(owner, {})[key] = value
+        else:
+            self._prefs[key] = value
 
     # --------------------------------------------------------------------- indexes
     async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
@@ -351,6 +378,7 @@ class MemoryStore:
             if entry is not None and anonymise(entry[0], user_id):
                 changed += 1
         self._user_games.pop(user_id, None)
+        self._user_prefs.pop(user_id, None)
         return changed
 
     async def ping(self) -> bool:

@@ -39,7 +39,7 @@ from core.store.base import (
     TokenResult,
 )
 from core.store.fanout import Fanout
-from core.store.keys import GAME_ID_RE, Keys, parse_timer_member, timer_member
+from core.store.keys import GAME_ID_RE, Keys, parse_timer_member, pref_owner, timer_member
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,13 @@ class RedisStore:
         self._claim_game = client.register_script(lua.CLAIM_GAME)
         self._index_fix = client.register_script(lua.INDEX_FIX)
         self._timer_done = client.register_script(lua.TIMER_DONE)
-        self._scripts = (self._commit, self._claim_game, self._index_fix, self._timer_done)
+        self._scripts = (
+            self._commit,
+            self._create,
+            self._claim_game,
+            self._index_fix,
+            self._timer_done,
+        )
         self._delete_if = client.register_script(lua.DELETE_IF)
         self._bucket = client.register_script(lua.TOKEN_BUCKET)
         self._archive = client.register_script(lua.ARCHIVE)
@@ -129,11 +135,29 @@ class RedisStore:
 
     # ------------------------------------------------------------------ live games
     async def create(
-        self, game_id: str, state: str, meta: str, *, ttl_s: float, version: int = 1
+        self,
+        game_id: str,
+        state: str,
+        meta: str,
+        *,
+        ttl_s: float,
+        version: int = 1,
+        deadline: Deadline | None = None,
     ) -> bool:
-        created = await self._create(
-            keys=[self.keys.game(game_id)], args=[state, meta, version, int(ttl_s * 1000)]
-        )
+        at = "" if deadline is None else str(int(deadline.at_ms))
+        args = [state, meta, version, int(ttl_s * 1000), at]
+        hints: list[tuple[str, int | None]] = []
+        if deadline is not None:
+            hints = [(timer_member(game_id, TIMER_TURN), int(deadline.at_ms))]
+
+        def build(pipe: Pipeline) -> None:  # the record and its hint in one round trip
+            _evalsha(pipe, self._create, [self.keys.game(game_id)], args)
+            for member, score in hints:
+                pipe.zadd(self.keys.timers(), {member: score})
+
+        created, *_ = await self._pipeline(build)
+        if not created and hints:
+            await self._undo_hints(hints)
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
@@ -250,6 +274,22 @@ class RedisStore:
 
     async def get_adapter(self, game_id: str) -> dict[str, str]:
         return _str_map(await self.redis.hgetall(self.keys.adapter(game_id)))
+
+    # ----------------------------------------------------------------- preferences
+    async def get_pref(self, key: str) -> str | None:
+        owner = pref_owner(key)
+        if owner is not None:
+            raw = await self.redis.hget(self.keys.user_prefs(owner), key)
+        else:
+            raw = await self.redis.get(self.keys.pref(key))
+        return None if raw is None else _str(raw)
+
+    async def set_pref(self, key: str, value: str) -> None:
+        owner = pref_owner(key)
+        if owner is not None:
+            await self.redis.hset(self.keys.user_prefs(owner), key, value)
+        else:
+            await self.redis.set(self.keys.pref(key), value)
 
     # --------------------------------------------------------------------- indexes
     async def bind_chat(self, chat_id: int, topic_id: int | None, game_id: str) -> bool:
@@ -527,9 +567,10 @@ class RedisStore:
             if anonymise(record, user_id):
                 await self.redis.set(k.archive(game_id), json.dumps(record, separators=(",", ":")))
                 changed += 1
-        async with self.redis.pipeline(transaction=False) as pipe:  # two slots: two DELs
+        async with self.redis.pipeline(transaction=False) as pipe:  # three slots: three DELs
             pipe.delete(k.user_stats(user_id))
             pipe.delete(k.user_games(user_id))
+            pipe.delete(k.user_prefs(user_id))
             await pipe.execute()
         return changed
 

@@ -261,3 +261,35 @@ async def test_keep_after_a_claim_makes_the_deadline_due_again_at_once(store: Ga
     assert (await store.commit("g1", 2, "s", "m", [], KEEP, ttl_s=TTL)).ok
     again = await store.claim_due(now_ms(), lease_ms=60_000)
     assert [(c.version, c.kind) for c in again] == [(3, "t")]
+
+
+async def test_preferences_persist_and_go_with_the_user(store: GameStore) -> None:
+    assert await store.get_pref("u:7") is None
+    await store.set_pref("u:7", "zh_Hant")
+    await store.set_pref("lc:7", "zh-hk")
+    await store.set_pref("u:8", "en")
+    await store.set_pref("c:-1001", "zh_Hans")  # a group's: nobody's user data
+    await store.set_pref("u:7", "en")  # overwritten, not appended
+    assert await store.get_pref("u:7") == "en"
+    assert await store.get_pref("lc:7") == "zh-hk"
+    assert await store.get_pref("c:-1001") == "zh_Hans"
+    await store.delete_user_data(7)
+    assert await store.get_pref("u:7") is None
+    assert await store.get_pref("lc:7") is None
+    assert await store.get_pref("u:8") == "en"
+    assert await store.get_pref("c:-1001") == "zh_Hans"
+
+
+async def test_create_arms_a_deadline_at_the_created_version(store: GameStore) -> None:
+    t0 = now_ms()
+    assert await store.create("lob", "", "m", ttl_s=TTL, deadline=Deadline(t0 + 1000))
+    assert not await store.create("lob", "", "m", ttl_s=TTL, deadline=Deadline(t0))
+    rec = await store.load("lob")
+    assert rec is not None and rec.deadline_ms == t0 + 1000
+    assert await store.claim_due(t0) == []  # the loser's hint did not make it due early
+    claims = await store.claim_due(t0 + 1000)
+    assert [(c.game_id, c.version, c.kind) for c in claims] == [("lob", 1, "t")]
+    # a commit replaces it like any deadline
+    r = await store.commit("lob", 1, "", "m", [], None, ttl_s=TTL)
+    assert r.ok
+    assert await store.claim_due(t0 + 100_000) == []
