@@ -146,18 +146,16 @@ class RedisStore:
     ) -> bool:
         at = "" if deadline is None else str(int(deadline.at_ms))
         args = [state, meta, version, int(ttl_s * 1000), at]
-        hints: list[tuple[str, int | None]] = []
-        if deadline is not None:
-            hints = [(timer_member(game_id, TIMER_TURN), int(deadline.at_ms))]
+        member = timer_member(game_id, TIMER_TURN)
 
         def build(pipe: Pipeline) -> None:  # the record and its hint in one round trip
             _evalsha(pipe, self._create, [self.keys.game(game_id)], args)
-            for member, score in hints:
-                pipe.zadd(self.keys.timers(), {member: score})
+            if deadline is not None:
+                pipe.zadd(self.keys.timers(), {member: int(deadline.at_ms)})
 
         created, *_ = await self._pipeline(build)
-        if not created and hints:
-            await self._undo_hints(hints)
+        if not created and deadline is not None:
+            await self._undo_hints([(member, int(deadline.at_ms))])
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
