@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from core import engine
-from core.service import movelog
+from core.service import lobby, movelog
 from core.service.agents import Chooser
 from core.service.archive import game_record, round_record
 from core.service.meta import Meta
@@ -117,10 +118,47 @@ class ServiceCore:
         while len(self._states) > STATE_CACHE_SIZE:
             self._states.popitem(last=False)
 
-    def _ttl(self, meta: Meta, state: Any | None) -> int:
+    def _ttl(self, meta: Meta, state: Any | None) -> float:
         if meta.cancelled or (state is not None and engine.phase(state) == "finished"):
             return self.config.finished_ttl_s
-        return self.config.game_ttl_s if meta.started else self.config.lobby_ttl_s
+        return self.config.game_ttl_s if meta.started else self._lobby_record_ttl()
+
+    def _lobby_record_ttl(self) -> float:
+        """A lobby's record outlives its idle timer (which expires it with a commit every
+        worker hears) by a grace period; the key's own TTL is only the backstop."""
+        ttl = self.config.lobby_ttl_s
+        return ttl + min(self.config.lobby_grace_s, ttl)
+
+    def _lobby_deadline(self, meta: Meta, now: int, *, idle: bool = True) -> Deadline | None:
+        """The lobby's one timer (principle 5), armed by every lobby commit: the auto-start
+        countdown while enough players sit, else the idle expiry. ``idle`` refreshes the
+        expiry (a change in the lobby); the timer's own re-arming does not."""
+        if meta.started or meta.cancelled:
+            return None
+        if meta.countdown_s and lobby.enough_players(meta):
+            if meta.autostart_at is None:
+                meta.autostart_at = now + meta.countdown_s * 1000
+        else:
+            meta.autostart_at = None
+        if idle or meta.idle_until is None:
+            meta.idle_until = now + int(self.config.lobby_ttl_s * 1000)
+        at = meta.idle_until
+        if meta.autostart_at is not None:
+            at = min(at, meta.autostart_at)
+        return Deadline(at)
+
+    def _start_plan(self, loaded: Loaded) -> Plan:
+        """Deal round 1 (raises ServiceError when the lobby cannot start)."""
+        meta = loaded.meta
+        lobby.require_lobby(meta)
+        config = lobby.start_config(meta)
+        meta.seed = secrets.randbits(62)
+        meta.started = True
+        meta.started_ms = self.now_ms()
+        meta.autostart_at = meta.idle_until = None
+        meta.base = loaded.version + 1
+        state = engine.new_game(config, meta.seed)
+        return Plan(meta, state, [], self._deadline(meta, state, self.now_ms()))
 
     async def _commit(self, loaded: Loaded, change: Plan) -> Loaded | None:
         """Commit at ``loaded.version``; the new Loaded, or None on a version conflict."""

@@ -24,6 +24,7 @@ SETTINGS = (
     "seats",
     "round_pause",
     "takeover_after",
+    "countdown",
 )
 
 
@@ -142,11 +143,26 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
         if isinstance(pause, bool) or not isinstance(pause, int) or not 0 <= pause <= 600:
             raise ServiceError("bad_setting", "round_pause is 0 to 600 seconds")
         meta.round_pause_s = pause
+    if "countdown" in settings:
+        countdown = settings["countdown"]
+        if countdown is not None and (
+            isinstance(countdown, bool)
+            or not isinstance(countdown, int)
+            or not 1 <= countdown <= 86400
+        ):
+            raise ServiceError("bad_setting", "countdown is None or 1 to 86400 seconds")
+        if countdown != meta.countdown_s:
+            meta.autostart_at = None  # a new length starts a new countdown
+        meta.countdown_s = countdown
     if "takeover_after" in settings:
         after = settings["takeover_after"]
         if isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= 10:
             raise ServiceError("bad_setting", "takeover_after is 1 to 10")
         meta.takeover_after = after
+
+
+def enough_players(meta: Meta) -> bool:
+    return len(meta.seats) >= limits(meta.edition)[0]
 
 
 def start_config(meta: Meta) -> GameConfig:

@@ -32,7 +32,9 @@ class Seat:
         return self.computer or self.auto
 
     def info(self, seat: int) -> SeatInfo:
-        return SeatInfo(seat, self.user_id, self.name, self.computer, self.auto, self.left)
+        return SeatInfo(
+            seat, self.user_id, self.name, self.computer, self.auto, self.left, self.language
+        )
 
 
 _SEAT_DEFAULTS: dict[str, Any] = {
@@ -59,8 +61,12 @@ class Meta:
     think_delay_s: float = 1.5
     round_pause_s: int = 30
     takeover_after: int = 2
+    countdown_s: int | None = None  # lobby auto-start countdown length (None: off)
+    autostart_at: int | None = None  # ms: the running countdown's end (enough players)
+    idle_until: int | None = None  # ms: the lobby expires then unless something changes
     started: bool = False
     cancelled: bool = False
+    expired: bool = False  # cancelled by the lobby's idle timer
     seed: int | None = None
     base: int = 0  # version of the commit that started the game (engine seq 0)
     bumps: list[int] = field(default_factory=list)  # engine seq at each service-only commit

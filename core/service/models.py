@@ -84,13 +84,15 @@ class SeatInfo:
     computer: bool  # a computer seat from the start
     auto: bool  # a human's seat the computer plays now (left or timed out)
     left: bool
+    language: str | None = None  # the joiner's client language (UserRef.language)
 
 
 @dataclass(frozen=True, slots=True)
 class ServiceConfig:
     """Timing and retention knobs (seconds unless the name says otherwise)."""
 
-    lobby_ttl_s: int = 24 * 3600
+    lobby_ttl_s: int = 24 * 3600  # idle lobby: the lobby timer expires it (status cancelled)
+    lobby_grace_s: int = 3600  # the record outlives that timer by min(this, lobby_ttl_s)
     game_ttl_s: int = 3 * 24 * 3600
     finished_ttl_s: int = 3600
     think_delay_s: float = 1.5

@@ -6,7 +6,6 @@ See ``core.service.core`` for the load → decide → commit cycle every change 
 from __future__ import annotations
 
 import logging
-import secrets
 from typing import Any
 
 from core import engine
@@ -68,8 +67,13 @@ class GameService(Timers, Queries):
         lobby.configure(meta, wanted)
         for _ in range(computers):
             lobby.add_computer(meta, level)
+        deadline = self._lobby_deadline(meta, self.now_ms())
         if not await self.store.create(
-            meta.game_id, "", meta.to_stored(), ttl_s=self.config.lobby_ttl_s
+            meta.game_id,
+            "",
+            meta.to_stored(),
+            ttl_s=self._lobby_record_ttl(),
+            deadline=deadline,
         ):
             raise ServiceError("busy", "game id collision; try again")
         if chat is not None:
@@ -96,7 +100,7 @@ class GameService(Timers, Queries):
             if loaded.meta.seat_of(user.user_id) is not None and not loaded.meta.started:
                 return None
             lobby.add_human(loaded.meta, user)
-            return Plan(loaded.meta, None, [], None, state_changed=False)
+            return self._lobby_plan(loaded.meta)
 
         new = await self._mutate(game_id, decide, user.user_id)
         await self.store.add_user_game(user.user_id, game_id, self.now_ms())
@@ -123,7 +127,7 @@ class GameService(Timers, Queries):
             if not meta.started:
                 empty = lobby.remove_human(meta, user_id)
                 meta.cancelled = empty
-                return Plan(meta, None, [], None, state_changed=False)
+                return self._lobby_plan(meta)
             seat = meta.seat_of(user_id)
             if seat is None:
                 raise ServiceError("not_seated", "not playing in this game")
@@ -154,7 +158,7 @@ class GameService(Timers, Queries):
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.configure(loaded.meta, settings)
-            return Plan(loaded.meta, None, [], None, state_changed=False)
+            return self._lobby_plan(loaded.meta)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
@@ -164,7 +168,7 @@ class GameService(Timers, Queries):
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.add_computer(loaded.meta, level)
-            return Plan(loaded.meta, None, [], None, state_changed=False)
+            return self._lobby_plan(loaded.meta)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
@@ -174,7 +178,7 @@ class GameService(Timers, Queries):
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.remove_computer(loaded.meta, seat)
-            return Plan(loaded.meta, None, [], None, state_changed=False)
+            return self._lobby_plan(loaded.meta)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
@@ -182,18 +186,34 @@ class GameService(Timers, Queries):
         """Deal round 1 (creator only; the bot passes ``force`` for group admins)."""
 
         def decide(loaded: Loaded) -> Plan:
-            meta = loaded.meta
-            lobby.require_creator(meta, user_id, force)
-            lobby.require_lobby(meta)
-            config = lobby.start_config(meta)
-            meta.seed = secrets.randbits(62)
-            meta.started = True
-            meta.started_ms = self.now_ms()
-            meta.base = loaded.version + 1
-            state = engine.new_game(config, meta.seed)
-            return Plan(meta, state, [], self._deadline(meta, state, self.now_ms()))
+            lobby.require_creator(loaded.meta, user_id, force)
+            return self._start_plan(loaded)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
+
+    async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> dict[str, Any]:
+        """Push the running auto-start countdown back by ``seconds`` (anyone seated; at
+        most an hour ahead). No countdown running: nothing changes."""
+
+        def decide(loaded: Loaded) -> Plan | None:
+            meta = loaded.meta
+            lobby.require_lobby(meta)
+            if meta.seat_of(user_id) is None:
+                raise ServiceError("not_seated", "you are not in this lobby")
+            if meta.autostart_at is None:
+                return None
+            now = self.now_ms()
+            later = max(meta.autostart_at, now) + max(1, int(seconds)) * 1000
+            meta.autostart_at = min(later, now + 3600_000)
+            return self._lobby_plan(meta)
+
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
+
+    def _lobby_plan(self, meta: Meta) -> Plan:
+        """A lobby change: commit the meta and re-arm the lobby's timer with it."""
+        return Plan(
+            meta, None, [], self._lobby_deadline(meta, self.now_ms()), state_changed=False
+        )
 
     async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
         """End a lobby or a game without a result (creator, or ``force`` for admins)."""

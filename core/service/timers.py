@@ -19,7 +19,7 @@ from core.service.models import (
     TurnWarning,
 )
 from core.service.records import Loaded, Plan, WarningHandler
-from core.store import TIMER_WARN, TimerClaim
+from core.store import TIMER_WARN, Deadline, TimerClaim
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,10 @@ class Timers(ServiceCore):
                 return
             if loaded.version != claim.version:
                 return  # stale: the newer commit armed its own deadline
+            if loaded.state is None and not loaded.meta.cancelled:
+                if await self._commit(loaded, self._lobby_timeout(loaded)) is not None:
+                    self.fired += 1
+                return
             if loaded.state is None or loaded.meta.cancelled:
                 await self.store.timer_done(claim)
                 return
@@ -89,6 +93,26 @@ class Timers(ServiceCore):
             change = await self._timed_step(loaded)
             if await self._commit(loaded, change) is not None:
                 self.fired += 1
+
+    def _lobby_timeout(self, loaded: Loaded) -> Plan:
+        """A lobby's timer: the countdown ran out (start, if the lobby can), or the lobby
+        sat idle too long (expire it: status ``cancelled``, a change every worker hears,
+        so whichever claims it closes the group's lobby message), or it fired early (the
+        lobby's timer is re-armed without refreshing the idle time)."""
+        meta, now = loaded.meta, self.now_ms()
+        if meta.autostart_at is not None and now >= meta.autostart_at:
+            try:
+                return self._start_plan(loaded)
+            except ServiceError as exc:  # e.g. options that no longer fit: wait for people
+                log.info("auto-start of %s refused: %s", loaded.game_id, exc.code)
+                meta.autostart_at = None  # (refused before it changed anything)
+                idle = meta.idle_until or now + int(self.config.lobby_ttl_s * 1000)
+                return Plan(meta, None, [], Deadline(idle), state_changed=False)
+        if meta.idle_until is None or now >= meta.idle_until:
+            meta.cancelled = meta.expired = True
+            return Plan(meta, None, [], None, state_changed=False)
+        return Plan(meta, None, [], self._lobby_deadline(meta, now, idle=False),
+                    state_changed=False)
 
     async def _timed_step(self, loaded: Loaded) -> Plan:
         """The move a due deadline makes: a computer seat's move, or the timeout rule."""

@@ -30,6 +30,7 @@ def settings_view(meta: Meta) -> dict[str, Any]:
         "think_delay": meta.think_delay_s,
         "round_pause": meta.round_pause_s,
         "takeover_after": meta.takeover_after,
+        "countdown": meta.countdown_s,
         "max_seats": meta.max_seats,
         "min_players": lo,
         "max_players": min(hi, meta.max_seats),
@@ -116,6 +117,8 @@ def lobby_view(
         "legal_moves": [],
         "creator_seat": meta.seat_of(meta.creator),
         "settings": settings_view(meta),
+        # the auto-start countdown's end (ISO, UTC), while enough players sit
+        "autostart_at": None if meta.cancelled else iso(meta.autostart_at),
     }
 
 
