@@ -77,7 +77,8 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         "2", "expansion", "s2") else "classic"
     try:
         view = await deps.port.create_lobby(chat_key(update), user_ref(update),
-                                            edition=edition)
+                                            edition=edition,
+                                            settings={"countdown": deps.autostart_s})
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
@@ -271,11 +272,12 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                                             "with /kick."))
         return
     creator = await deps.port.creator_of(game_id)
-    if user.id != creator and not await is_admin(update, context, user.id):
+    force = user.id != creator
+    if force and not await is_admin(update, context, user.id):
         await reply(update, deps, "⚠ " + t.reason("not_creator"))
         return
     try:
-        await deps.port.kick(game_id, user.id, target.id)
+        await deps.port.kick(game_id, user.id, target.id, force=force)
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return

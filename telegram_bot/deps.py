@@ -35,6 +35,11 @@ class BotDeps:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def autostart_s(self) -> int:
+        """Length of a group lobby's auto-start countdown (the service runs it)."""
+        return int(getattr(self.extra.get("options"), "autostart_s", 180))
+
+    @property
     def default_language(self) -> str:
         return normalize_language(self.settings.default_language)
 

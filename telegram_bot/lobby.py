@@ -42,9 +42,11 @@ async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: 
         code = await cancel_game(update, context, game_id)
         await query.answer(t.reason(code) if code else "✖", show_alert=bool(code))
     elif action == "ex":
-        data_now = await deps.runtime.get_game_data(game_id)
-        at = max(int(data_now.get("autostart", "0") or 0), int(time.time())) + EXTEND_S
-        await deps.runtime.set_game_data(game_id, "autostart", str(at))
+        try:
+            await deps.port.extend(game_id, user.id, EXTEND_S)
+        except BotError as exc:
+            await query.answer(t.reason(exc.code), show_alert=True)
+            return
         await query.answer("⏱ +" + t.gettext("{s} s", s=EXTEND_S))
     elif action in ("se", "bk"):
         if not await _may_configure(update, context, deps, game_id, user.id):

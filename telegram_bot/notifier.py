@@ -28,7 +28,7 @@ from telegram_bot import texts
 from telegram_bot.deps import BotDeps
 from telegram_bot.i18n import Translator
 from telegram_bot.panels import send_panel, send_private
-from telegram_bot.port import BotError, SeatUser
+from telegram_bot.port import SeatUser
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,6 @@ class Notifier:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._board_dirty: set[str] = set()
         self._board_tasks: dict[str, asyncio.Task[None]] = {}
-        self._lobbies: set[str] = set()
         self._warn_tasks: dict[str, asyncio.Task[None]] = {}
         self._picture_hash: dict[str, str] = {}
         self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
@@ -59,7 +58,6 @@ class Notifier:
         self._has_feed = feed is not None
         if feed is not None:
             self._tasks.append(asyncio.create_task(self._consume(feed)))
-        self._tasks.append(asyncio.create_task(self._sweep()))
         hook = getattr(self.deps.port.service, "on_turn_warning", None)
         if callable(hook):
             with contextlib.suppress(Exception):
@@ -81,7 +79,6 @@ class Notifier:
 
     def watch(self, game_id: str) -> None:
         """Follow one game when the service offers no global change feed."""
-        self._lobbies.add(game_id)
         if self._has_feed or game_id in self._watch:
             return
         listen = getattr(self.deps.port.service, "listen", None)
@@ -116,18 +113,15 @@ class Notifier:
         port = self.deps.port
         sv = await port.view(game_id, None)
         if sv is None:
-            self._lobbies.discard(game_id)
             await self._close_lobby(game_id, started=False)
             return
         status = sv.get("status")
         self.request_board(game_id)
-        if status == "lobby":
-            self._lobbies.add(game_id)
-            await self._arm_autostart(game_id, sv)
+        if status in ("lobby", "cancelled"):
+            # the lobby's countdown and expiry are the service's timer; the board loop
+            # draws the countdown from the view, or closes the lobby message (cancelled or
+            # expired: a commit every worker hears, the claim picks one)
             return
-        self._lobbies.discard(game_id)
-        if status == "cancelled":
-            return  # the board loop closes the lobby message or marks the board
         seats = await port.seats(game_id)
         humans = [s for s in seats if s.user_id is not None and not s.computer]
         version = int(sv.get("version", 0))
@@ -174,7 +168,9 @@ class Notifier:
                                    texts.final_text(t, sv))
 
     async def _tr(self, s: SeatUser) -> Translator:
-        return Translator(await self.deps.user_language_by_id(int(s.user_id or 0)))
+        """The player's language: their /lang choice, else the language they joined with
+        (in the game's seats), else the last client language seen (store preferences)."""
+        return Translator(await self.deps.user_language_by_id(int(s.user_id or 0), s.language))
 
     async def _timeouts(self, game_id: str, sv: dict, seats: list[SeatUser]) -> None:
         version = int(sv.get("version", 0))
@@ -247,54 +243,6 @@ class Notifier:
         await send_private(self.bot, self.deps, user_id, "⏳ " + t.gettext(
             "Hurry: {s} s left for your move.", s=left))
 
-    # ------------------------------------------------------------------ lobby timers
-    async def _sweep(self) -> None:
-        while True:
-            await asyncio.sleep(1.0)
-            for game_id in list(self._lobbies):
-                with contextlib.suppress(Exception):
-                    await self._autostart(game_id)
-
-    async def _arm_autostart(self, game_id: str, sv: dict) -> None:
-        """The countdown runs while the lobby has enough players; it starts when the
-        minimum is reached and stops (``0``) when someone leaves below it."""
-        data = await self.deps.runtime.get_game_data(game_id)
-        low = int((sv.get("settings") or {}).get(
-            "min_players", texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]))
-        armed = int(data.get("autostart", "0") or 0) > 0
-        enough = len(sv.get("seats", [])) >= low
-        if enough and not armed:
-            at = int(time.time()) + self.autostart_s
-            await self.deps.runtime.set_game_data(game_id, "autostart", str(at))
-            self.request_board(game_id)
-        elif armed and not enough:
-            await self.deps.runtime.set_game_data(game_id, "autostart", "0")
-            self.request_board(game_id)
-
-    async def _autostart(self, game_id: str) -> None:
-        data = await self.deps.runtime.get_game_data(game_id)
-        at = int(data.get("autostart", "0") or 0)
-        due = bool(at) and time.time() >= at
-        if data and not due:
-            return  # not due yet (no data at all: the lobby may have expired; look)
-        sv = await self.deps.port.view(game_id, None)
-        if sv is None or sv.get("status") != "lobby":
-            self._lobbies.discard(game_id)
-            if sv is None:  # expired: close its message
-                self.poke(game_id)
-            return
-        low = int((sv.get("settings") or {}).get(
-            "min_players", texts.LOBBY_LIMITS.get(str(sv.get("edition")), (2, 12))[0]))
-        if len(sv.get("seats", [])) < low:
-            return
-        if not due or not await self.deps.runtime.claim(f"autostart:{game_id}:{at}"):
-            return
-        creator = await self.deps.port.creator_of(game_id)
-        try:
-            await self.deps.port.start(game_id, int(creator or 0))
-        except BotError as exc:
-            log.info("auto-start of %s refused: %s", game_id, exc.code)
-
     # ------------------------------------------------------------------ group output
     async def _send_group(self, game_id: str, render: Any) -> None:
         chat = await self.deps.port.chat_of(game_id)
@@ -359,9 +307,9 @@ class Notifier:
         t = await self.deps.tr_chat(chat_id, sv)
         if sv.get("status") == "lobby":
             turn_time = (sv.get("settings") or {}).get("turn_time")
-            at = int(data.get("autostart", "0") or 0)
-            text = texts.lobby_text(t, sv, autostart_in=int(at - time.time()) if at else None,
-                                    turn_time=turn_time)
+            at = _parse_deadline(sv.get("autostart_at"))
+            text = texts.lobby_text(t, sv, autostart_in=None if at is None else int(
+                at - time.time()), turn_time=turn_time)
             if data.get("lobby_mode") == "settings":
                 markup = kb.settings_keyboard(t, sv, turn_time, t.language)
             else:
@@ -475,7 +423,9 @@ def _seconds(value: Any) -> float:
 
 
 def _parse_deadline(value: Any) -> float | None:
-    """turn_deadline as epoch seconds (ISO string or milliseconds)."""
+    """turn_deadline / autostart_at as epoch seconds (ISO string or milliseconds)."""
+    if value is None or value == "":
+        return None
     if isinstance(value, int | float):
         return float(value) / (1000.0 if value > 1e11 else 1.0)
     try:

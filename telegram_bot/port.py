@@ -35,6 +35,7 @@ class SeatUser:
     name: str
     computer: bool  # a computer seat from the start
     auto: bool  # the computer plays this human's seat now
+    language: str | None = None  # the client language the player joined with
 
 
 def _code(exc: Exception) -> str:
@@ -74,11 +75,16 @@ class ServicePort:
         view: dict = await self._call("leave", game_id, user_id)
         return view
 
-    async def kick(self, game_id: str, by_user: int, user_id: int) -> dict:
-        if hasattr(self.service, "kick"):
-            view: dict = await self._call("kick", game_id, by_user, user_id)
-            return view
-        return await self.leave(game_id, user_id)
+    async def kick(self, game_id: str, by_user: int, user_id: int, *,
+                   force: bool = False) -> dict:
+        """The creator (or, with ``force``, a group admin) removes a player."""
+        view: dict = await self._call("kick", game_id, by_user, user_id, force=force)
+        return view
+
+    async def extend(self, game_id: str, user_id: int, seconds: int) -> dict:
+        """Push the lobby's auto-start countdown back (the service's lobby timer)."""
+        view: dict = await self._call("extend", game_id, user_id, seconds)
+        return view
 
     async def configure(self, game_id: str, user_id: int, *, force: bool = False,
                         **settings: Any) -> dict:
@@ -135,7 +141,7 @@ class ServicePort:
                     raise BotError(_code(exc)) from exc
                 return [SeatUser(int(getattr(i, "seat", n)), getattr(i, "user_id", None),
                                  str(getattr(i, "name", "")), bool(getattr(i, "computer", False)),
-                                 bool(getattr(i, "auto", False)))
+                                 bool(getattr(i, "auto", False)), getattr(i, "language", None))
                         for n, i in enumerate(infos)]
         raise BotError("not_found")
 

@@ -193,7 +193,7 @@ class GameService(Timers, Queries):
 
     async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> dict[str, Any]:
         """Push the running auto-start countdown back by ``seconds`` (anyone seated; at
-        most an hour ahead). No countdown running: nothing changes."""
+        most an hour beyond a full countdown). No countdown running: nothing changes."""
 
         def decide(loaded: Loaded) -> Plan | None:
             meta = loaded.meta
@@ -204,7 +204,8 @@ class GameService(Timers, Queries):
                 return None
             now = self.now_ms()
             later = max(meta.autostart_at, now) + max(1, int(seconds)) * 1000
-            meta.autostart_at = min(later, now + 3600_000)
+            cap = now + ((meta.countdown_s or 0) + 3600) * 1000
+            meta.autostart_at = min(later, cap)
             return self._lobby_plan(meta)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)

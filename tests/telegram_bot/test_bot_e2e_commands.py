@@ -4,6 +4,7 @@ game with the round-end reveal and "Ready" buttons, and /stats afterwards."""
 from __future__ import annotations
 
 import random
+from datetime import datetime
 
 from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
 from conftest import BotEnv, running_bot
@@ -53,9 +54,9 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     assert joined is not None and "你已加入遊戲" in joined["text"]  # Bob's own language
 
     # the countdown runs once enough players sit; "+1 min" extends it; a computer joins
-    async def countdown() -> int:
-        data = await env.deps.runtime.get_game_data(game_id)
-        return int(data.get("autostart", "0") or 0)
+    async def countdown() -> float:  # the service's lobby timer, as the view shows it
+        at = (await env.service.view(game_id, None)).get("autostart_at")
+        return 0.0 if at is None else datetime.fromisoformat(at).timestamp()
 
     before = await wait_async(countdown)
     lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
