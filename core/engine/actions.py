@@ -9,7 +9,7 @@ from .board import GOAL_SET, GOAL_XY, LIMIT, START_KEY, key
 from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC, TOOLS
 from .moves import EFFECT_MOVE, can_place_path
 from .reasons import IllegalMove, Reason
-from .state import GameState, RoundState, evolve
+from .state import GameState, RoundState, evolve_with
 from .turn import Turn, drop, take_cards, target
 
 
@@ -176,4 +176,4 @@ def finish(t: Turn) -> RoundState:
             current = i % n
             break
     t.changes["current"] = current
-    return evolve(rs, **t.changes)
+    return evolve_with(rs, t.changes)

@@ -123,13 +123,15 @@ def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     several times cheaper than `dataclasses.replace`, which re-runs __init__.  Each slot is
     written through its member descriptor's setter, a third cheaper than
     `object.__setattr__` by name."""
-    lines = ["def evolve(obj, changes):", "    new = _new(_cls)", "    get = changes.get"]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for f in fields(cls):
-        n = f.name
+    lines = ["def evolve(obj, changes):", "    new = _new(_cls)"]
+    setters = {f.name: cls.__dict__[f.name].__set__ for f in fields(cls)}
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_setters": setters}
+    for n, setter in setters.items():
         # the slot's own setter: no attribute lookup by name, no frozen-class __setattr__
-        namespace[f"_set_{n}"] = cls.__dict__[n].__set__
-        lines.append(f"    _set_{n}(new, get({n!r}, obj.{n}))")
+        namespace[f"_set_{n}"] = setter
+        lines.append(f"    _set_{n}(new, obj.{n})")
+    lines.append("    for k, v in changes.items():")
+    lines.append("        _setters[k](new, v)")
     lines.append("    return new")
     exec("\n".join(lines), namespace)
     fn: Callable[[Any, dict[str, Any]], Any] = namespace["evolve"]
@@ -141,4 +143,9 @@ _EVOLVERS = {cls: _make_evolver(cls) for cls in (RoundState, GameState)}
 
 def evolve(obj: Any, **changes: Any) -> Any:
     """`dataclasses.replace` for the two state classes, without re-running __init__."""
+    return _EVOLVERS[type(obj)](obj, changes)
+
+
+def evolve_with(obj: Any, changes: dict[str, Any]) -> Any:
+    """`evolve` with the changes already in a dict (a move's scratch collects them)."""
     return _EVOLVERS[type(obj)](obj, changes)
