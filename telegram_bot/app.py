@@ -59,7 +59,7 @@ class BotOptions:
     """Knobs tests turn down (the defaults suit production)."""
 
     poll_timeout: int = 10
-    autostart_s: int = 180
+    autostart_s: int = 180  # a group lobby's countdown (the service's lobby timer runs it)
     warn_before_s: int = 15
     group_burst: int = 5
     group_period_s: float = 20.0
@@ -151,8 +151,7 @@ async def setup_bot(application: Application) -> None:
         with contextlib.suppress(Exception):
             await application.bot.set_my_commands(
                 [BotCommand(c, descriptions[c]) for c in COMMANDS], language_code=code)
-    deps.notifier = Notifier(application.bot, deps, autostart_s=opts.autostart_s,
-                             warn_before_s=opts.warn_before_s)
+    deps.notifier = Notifier(application.bot, deps, warn_before_s=opts.warn_before_s)
     await deps.notifier.start()
 
 

@@ -34,11 +34,9 @@ log = logging.getLogger(__name__)
 
 
 class Notifier:
-    def __init__(self, bot: Bot, deps: BotDeps, *, autostart_s: int = 180,
-                 warn_before_s: int = 15) -> None:
+    def __init__(self, bot: Bot, deps: BotDeps, *, warn_before_s: int = 15) -> None:
         self.bot = bot
         self.deps = deps
-        self.autostart_s = autostart_s
         self.warn_before_s = warn_before_s
         self._dirty: set[str] = set()
         self._workers: dict[str, asyncio.Task[None]] = {}
@@ -50,7 +48,7 @@ class Notifier:
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: dict[str, asyncio.Task[None]] = {}
         self._has_feed = False
-        self._lobby_msgs: dict[str, tuple[int, int]] = {}  # game -> (chat, lobby message)
+        self._lobby_msgs: dict[str, tuple[int, int]] = {}  # last resort, see _close_lobby
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -397,8 +395,12 @@ class Notifier:
         return result
 
     async def _close_lobby(self, game_id: str, *, started: bool) -> None:
-        """Mark the lobby message closed (cancelled, or expired: then the game's data is gone
-        and the message is known only from this process's memory)."""
+        """Mark the lobby message closed, once (the claim) whichever worker gets here.
+
+        Cancelled and expired lobbies arrive as a ``cancelled`` commit (the service's lobby
+        timer expires an idle lobby), with the message id still in the adapter data. Only
+        when the record itself is gone (no worker ran timers for the grace period) is the
+        id taken from this process's memory, as a last resort."""
         data = await self.deps.runtime.get_game_data(game_id)
         if "board_msg" in data:
             return

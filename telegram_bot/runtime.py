@@ -87,7 +87,9 @@ class Runtime:
                 return
             await asyncio.sleep(min(wait, 5.0))
 
-    # preferences (language overrides). Per-game bot data goes to the store's adapter hash.
+    # preferences (language choices: ``u:<user>``, ``c:<chat>``, ``lc:<user>``) live in the
+    # store without expiry, so every worker and a restarted one see them; a user's go with
+    # ``delete_user_data``. Per-game bot data goes to the store's adapter hash.
     async def get_pref(self, key: str) -> str | None:
         fn = getattr(self.store, "get_pref", None)
         if fn is not None:
