@@ -143,3 +143,22 @@ async def test_seat_info_carries_the_joiners_language(store: GameStore) -> None:
     await service.join(view["game_id"], CY)
     infos = await service.seats(view["game_id"])
     assert [(s.user_id, s.language) for s in infos] == [(1, "en"), (2, "zh-hant"), (3, None)]
+
+
+async def test_create_arms_the_countdown_when_computers_fill_the_minimum(
+    store: GameStore, clock: Clock
+) -> None:
+    service = GameService(store, CONFIG, clock=clock)
+    view = await service.create_lobby(chat=CHAT, creator=ANN, computers=2, autostart=False,
+                                      settings={"countdown": 20})
+    game_id = view["game_id"]
+    assert view["version"] == 1 and view["autostart_at"] is not None
+    record = await store.load(game_id)
+    assert record is not None and record.deadline_ms == clock.ms + 20_000  # in the create
+    # with no countdown running, "+1 min" changes nothing
+    await service.configure(game_id, 1, countdown=None)
+    before = (await service.view(game_id, None))["version"]
+    assert (await service.extend(game_id, 1, 60))["version"] == before
+    clock.advance(21)
+    assert await service.fire_due() == 0  # the idle expiry is 600 s away
+    assert (await service.view(game_id, None))["status"] == "lobby"
