@@ -25,28 +25,38 @@ from core.engine import GameConfig
 
 MATCHUPS = {
     "ai-diggers": Assignment(default="random", by_side={"diggers": "ai", "saboteurs": "random"}),
-    "ai-saboteurs": Assignment(default="random",
-                               by_side={"diggers": "random", "saboteurs": "ai"}),
+    "ai-saboteurs": Assignment(default="random", by_side={"diggers": "random", "saboteurs": "ai"}),
     "ai-vs-ai": Assignment(default="ai"),
     "random": Assignment(default="random"),
 }
 
 
-def run(edition: str, players: int, matchup: str, rounds: int, seed: int,
-        level: str) -> dict[str, object]:
+def run(
+    edition: str, players: int, matchup: str, rounds: int, seed: int, level: str
+) -> dict[str, object]:
     a = MATCHUPS[matchup]
     if level != "normal":
+
         def lv(k: str) -> str:
             return f"ai:{level}" if k == "ai" else k
 
-        a = Assignment(lv(a.default), {k: lv(v) for k, v in a.by_side.items()},
-                       {k: lv(v) for k, v in a.by_role.items()})
+        a = Assignment(
+            lv(a.default),
+            {k: lv(v) for k, v in a.by_side.items()},
+            {k: lv(v) for k, v in a.by_role.items()},
+        )
     cfg = GameConfig.from_options(edition, players, {"rounds": 3})
     t0 = time.perf_counter()
-    tally = play_games(cfg, games=10_000, seed=seed, assignment=a,
-                       clock=time.process_time, max_rounds=rounds)
-    out: dict[str, object] = {"edition": edition, "players": players, "matchup": matchup,
-                              "level": level, **tally.summary()}
+    tally = play_games(
+        cfg, games=10_000, seed=seed, assignment=a, clock=time.process_time, max_rounds=rounds
+    )
+    out: dict[str, object] = {
+        "edition": edition,
+        "players": players,
+        "matchup": matchup,
+        "level": level,
+        **tally.summary(),
+    }
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
 
@@ -67,12 +77,16 @@ def table(path: str) -> str:
         if not sel:
             continue
         if ed == "classic":
-            out.append("| players | matchup | level | rounds | diggers win (95% CI) | "
-                       "saboteurs win (95% CI) | belief accuracy | AI ms mean / max |")
+            out.append(
+                "| players | matchup | level | rounds | diggers win (95% CI) | "
+                "saboteurs win (95% CI) | belief accuracy | AI ms mean / max |"
+            )
             out.append("|---|---|---|---|---|---|---|---|")
         else:
-            out.append("| players | matchup | level | rounds | blue | green | blue+green | "
-                       "saboteurs | belief accuracy | AI ms mean / max |")
+            out.append(
+                "| players | matchup | level | rounds | blue | green | blue+green | "
+                "saboteurs | belief accuracy | AI ms mean / max |"
+            )
             out.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in sel:
             w = r["win_rates"]
@@ -81,12 +95,16 @@ def table(path: str) -> str:
             ms = f"{r.get('ai_ms_mean', '-')} / {r.get('ai_ms_max', '-')}"
             head = f"| {r['players']} | {r['matchup']} | {r['level']} | {r['rounds']} | "
             if ed == "classic":
-                out.append(head + f"{_pct(w.get('diggers'))} | {_pct(w.get('saboteurs'))} | "
-                           f"{accs} | {ms} |")
+                out.append(
+                    head + f"{_pct(w.get('diggers'))} | {_pct(w.get('saboteurs'))} | "
+                    f"{accs} | {ms} |"
+                )
             else:
-                out.append(head + f"{_pct(w.get('blue'))} | {_pct(w.get('green'))} | "
-                           f"{_pct(w.get('blue+green'))} | {_pct(w.get('saboteurs'))} | "
-                           f"{accs} | {ms} |")
+                out.append(
+                    head + f"{_pct(w.get('blue'))} | {_pct(w.get('green'))} | "
+                    f"{_pct(w.get('blue+green'))} | {_pct(w.get('saboteurs'))} | "
+                    f"{accs} | {ms} |"
+                )
         out.append("")
         out.append("Per-role round win rates:")
         out.append("")

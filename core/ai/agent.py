@@ -35,8 +35,9 @@ _TRIVIAL = {"next_round", "steal"}
 def _rng(view: Mapping[str, Any], level: str, seed: int) -> random.Random:
     you = view.get("you") or {}
     pos = view.get("version", len(view.get("log") or ()))
-    return random.Random(f"{seed}:{level}:{view.get('round')}:{pos}:{you.get('seat')}:"
-                         f"{view.get('deck_size')}")
+    return random.Random(
+        f"{seed}:{level}:{view.get('round')}:{pos}:{you.get('seat')}:{view.get('deck_size')}"
+    )
 
 
 def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) -> dict:
@@ -58,9 +59,7 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
     ctx = make_ctx(view, careful=lv.careful)
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
     if lv.lookahead:
-        top = sorted(
-            (s, i) for s, i in scored if moves[i].get("type") == "place_path"
-        )[-4:]
+        top = sorted((s, i) for s, i in scored if moves[i].get("type") == "place_path")[-4:]
         redo = {i: score_move(ctx, moves[i], lookahead=True) for _, i in top}
         scored = [(redo.get(i, s), i) for s, i in scored]
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]

@@ -46,8 +46,9 @@ def objective(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
     return 0.4 * sum(p * dist for p, dist in live) + 0.6 * near
 
 
-def expected_distance(board: Board, probs: Mapping[int, float],
-                      blocked_door: str | None = None) -> float:
+def expected_distance(
+    board: Board, probs: Mapping[int, float], blocked_door: str | None = None
+) -> float:
     return objective(board.goal_distances(blocked_door), probs)
 
 
@@ -85,8 +86,9 @@ class MazeHistory:
     goal_moves: list[dict[int, int] | None]  # goal -> cards nearer (+) / farther (-)
 
 
-def maze_history(view: Mapping[str, Any], events: list[Event],
-                 cache: dict[int, dict[int, int]] | None = None) -> MazeHistory:
+def maze_history(
+    view: Mapping[str, Any], events: list[Event], cache: dict[int, dict[int, int]] | None = None
+) -> MazeHistory:
     """How each maze event changed the distances (this seat's knowledge, in hindsight).
 
     `cache` (board index -> goal distances) may be shared between calls on the same
@@ -122,8 +124,9 @@ def maze_history(view: Mapping[str, Any], events: list[Event],
     return MazeHistory(deltas, moves)
 
 
-def infer_goals(view: Mapping[str, Any], events: list[Event], hist: MazeHistory,
-                state: BeliefState) -> dict[int, float]:
+def infer_goals(
+    view: Mapping[str, Any], events: list[Event], hist: MazeHistory, state: BeliefState
+) -> dict[int, float]:
     """Goal probabilities sharpened by what trusted map users did afterwards.
 
     A seat that looked at goal g and then digs towards g (rather than towards the other
@@ -165,8 +168,9 @@ def infer_goals(view: Mapping[str, Any], events: list[Event], hist: MazeHistory,
     return out
 
 
-def compute(view: Mapping[str, Any], *, careful: bool = True,
-            cache: dict[int, dict[int, int]] | None = None) -> BeliefState:
+def compute(
+    view: Mapping[str, Any], *, careful: bool = True, cache: dict[int, dict[int, int]] | None = None
+) -> BeliefState:
     you = view.get("you") or {}
     me = you.get("seat")
     me = int(me) if me is not None else None
@@ -179,12 +183,16 @@ def compute(view: Mapping[str, Any], *, careful: bool = True,
     i_am_good = me is not None and my_kind not in ("saboteur", "profiteer", "unknown")
     i_am_bad = me is not None and my_kind == "saboteur"
     events = round_events(view)
-    hist = (maze_history(view, events, cache) if careful
-            else MazeHistory([0.0] * len(events), [None] * len(events)))
+    hist = (
+        maze_history(view, events, cache)
+        if careful
+        else MazeHistory([0.0] * len(events), [None] * len(events))
+    )
     deltas = hist.deltas
 
-    state = BeliefState(me, {s: prior for s in seats if s != me},
-                        {s: 0.0 for s in seats if s != me}, certain)
+    state = BeliefState(
+        me, {s: prior for s in seats if s != me}, {s: 0.0 for s in seats if s != me}, certain
+    )
     passes = 2 if careful else 1
     for _ in range(passes):
         ref = BeliefState(me, dict(state.sab), dict(state.colour), certain)

@@ -84,8 +84,10 @@ class Tally:
         rates = {}
         for side, k in self.outcomes.items():
             lo, hi = wilson(k, self.rounds)
-            rates[side] = {"rate": round(k / max(1, self.rounds), 4),
-                           "ci95": [round(lo, 4), round(hi, 4)]}
+            rates[side] = {
+                "rate": round(k / max(1, self.rounds), 4),
+                "ci95": [round(lo, 4), round(hi, 4)],
+            }
         out["win_rates"] = rates
         out["role_win_rates"] = {
             r: round(self.role_wins[r] / n, 4) for r, n in sorted(self.role_rounds.items()) if n
@@ -145,8 +147,15 @@ def _roles_of(engine: Any, state: Any) -> list[str]:
     return [str((engine.view_for(state, s).get("you") or {}).get("role")) for s in range(n)]
 
 
-def _play_one(engine: Any, config: Any, seed: int, assignment: Assignment, tally: Tally,
-              clock: Clock, max_rounds: int | None) -> None:
+def _play_one(
+    engine: Any,
+    config: Any,
+    seed: int,
+    assignment: Assignment,
+    tally: Tally,
+    clock: Clock,
+    max_rounds: int | None,
+) -> None:
     state = engine.new_game(config, seed)
     rng = random.Random(f"agents:{seed}")
     roles = _roles_of(engine, state)
@@ -194,8 +203,9 @@ def outcome_label(result: Mapping[str, Any]) -> str:
     return str(w)
 
 
-def _tally_round(engine: Any, state: Any, prev: Any, roles: list[str],
-                 assignment: Assignment, tally: Tally) -> None:
+def _tally_round(
+    engine: Any, state: Any, prev: Any, roles: list[str], assignment: Assignment, tally: Tally
+) -> None:
     view = engine.view_for(state, None)
     result = view.get("round_result") or {}
     tally.rounds += 1

@@ -31,8 +31,15 @@ class Event:
     removed_rotated: bool = False
 
 
-_ROUND_MARKERS = ("round_start", "round_begin", "round_dealt", "new_round", "round_end",
-                  "round_over", "round_result")
+_ROUND_MARKERS = (
+    "round_start",
+    "round_begin",
+    "round_dealt",
+    "new_round",
+    "round_end",
+    "round_over",
+    "round_result",
+)
 
 
 def _int(v: object) -> int | None:
@@ -78,8 +85,16 @@ def normalise(e: Mapping[str, Any]) -> Event:
             removed = removed.get("card")
         else:
             rr = bool(e.get("removed_rotated"))
-        return Event("rockfall", seat, card, x, y, target=None,
-                     removed=str(removed) if removed else None, removed_rotated=rr)
+        return Event(
+            "rockfall",
+            seat,
+            card,
+            x,
+            y,
+            target=None,
+            removed=str(removed) if removed else None,
+            removed_rotated=rr,
+        )
     if ("path" in code or "placed" in code) and card in PATHS and x is not None:
         return Event("path", seat, card, x, y, rot)
     if "discard" in code and ("remove" in code or e.get("remove")):
@@ -87,17 +102,33 @@ def normalise(e: Mapping[str, Any]) -> Event:
     if "discard" in code or "pass" in code:
         return Event("discard", seat)
     table = {
-        "break": "break", "repair": "repair", "map": "map", "trapped": "trap",
-        "free": "free", "inspection": "inspect", "theft": "theft", "hands_off": "hands_off",
-        "swap_hand": "swap_hand", "swap_hats": "swap_hats",
+        "break": "break",
+        "repair": "repair",
+        "map": "map",
+        "trapped": "trap",
+        "free": "free",
+        "inspection": "inspect",
+        "theft": "theft",
+        "hands_off": "hands_off",
+        "swap_hand": "swap_hand",
+        "swap_hats": "swap_hats",
     }
     if effect in table:
         kind = table[effect]
         return Event(kind, seat, card, target=target, goal=_int(e.get("goal")))
-    for word, kind in (("break", "break"), ("repair", "repair"), ("map", "map"),
-                       ("peek", "map"), ("trap", "trap"), ("free", "free"),
-                       ("inspect", "inspect"), ("hands_off", "hands_off"),
-                       ("theft", "theft"), ("hat", "swap_hats"), ("swap", "swap_hand")):
+    for word, kind in (
+        ("break", "break"),
+        ("repair", "repair"),
+        ("map", "map"),
+        ("peek", "map"),
+        ("trap", "trap"),
+        ("free", "free"),
+        ("inspect", "inspect"),
+        ("hands_off", "hands_off"),
+        ("theft", "theft"),
+        ("hat", "swap_hats"),
+        ("swap", "swap_hand"),
+    ):
         if word in code:
             return Event(kind, seat, card, target=target, goal=_int(e.get("goal")))
     return Event("other", seat)
@@ -144,8 +175,7 @@ def board_history(view: Mapping[str, Any], events: list[Event]) -> list[Board]:
                 b = b.without(ev.x, ev.y)
         elif ev.kind == "rockfall" and ev.removed and ev.x is not None and ev.y is not None:
             if (ev.x, ev.y) not in b.cells:
-                b = b.with_card(ev.x, ev.y, ev.removed,
-                                placed_turn.get(i, ev.removed_rotated))
+                b = b.with_card(ev.x, ev.y, ev.removed, placed_turn.get(i, ev.removed_rotated))
         elif ev.kind == "reveal":
             cell = (ev.x, ev.y) if ev.x is not None and ev.y is not None else None
             if cell is None and ev.goal is not None and 0 <= ev.goal < 3:

@@ -70,9 +70,7 @@ class Ctx:
         base = board is self.board
         if base and 0 in self._obj_cache:
             return self._obj_cache[0]
-        any_doors = self.expansion and (
-            door_card or any(p.info.door for p in board.cells.values())
-        )
+        any_doors = self.expansion and (door_card or any(p.info.door for p in board.cells.values()))
         if not any_doors:
             d_any = board.goal_distances()
             e = _exp(d_any, self.probs)
@@ -108,11 +106,19 @@ def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
     cache: dict[int, dict[int, int]] = {}
     bel = compute(view, careful=careful, cache=cache)
     ctx = Ctx(
-        view=view, me=me, kind=kind, expansion=view.get("edition") == "expansion",
-        board=Board.from_view(view), probs=bel.goals or goal_probs(view),
-        pub_probs=goal_probs(view, private=False), hand=hand_cards(view),
-        seats=seat_infos(view), bel=bel, deck=int(view.get("deck_size") or 0),
-        careful=careful, events=round_events(view),
+        view=view,
+        me=me,
+        kind=kind,
+        expansion=view.get("edition") == "expansion",
+        board=Board.from_view(view),
+        probs=bel.goals or goal_probs(view),
+        pub_probs=goal_probs(view, private=False),
+        hand=hand_cards(view),
+        seats=seat_infos(view),
+        bel=bel,
+        deck=int(view.get("deck_size") or 0),
+        careful=careful,
+        events=round_events(view),
     )
     if careful and ctx.bad:
         # the same table seen by someone who knows nothing private
@@ -155,8 +161,15 @@ def keep_value(ctx: Ctx, card: str) -> float:
         return 2.6 if ctx.bad else 1.5
     if effect == "rockfall":
         return 2.6 if ctx.bad else 1.2
-    return {"theft": 3.0, "hands_off": 1.4, "swap_hand": 0.6, "inspection": 1.8,
-            "swap_hats": 0.8, "trapped": 2.0, "free": 2.0}.get(effect, 1.0)
+    return {
+        "theft": 3.0,
+        "hands_off": 1.4,
+        "swap_hand": 0.6,
+        "inspection": 1.8,
+        "swap_hats": 0.8,
+        "trapped": 2.0,
+        "free": 2.0,
+    }.get(effect, 1.0)
 
 
 # ---- move scores ------------------------------------------------------------------------
@@ -260,8 +273,14 @@ def follow_up(ctx: Ctx, board: Board, used: str, x: int, y: int, d_now: float) -
     return best
 
 
-def fits(board: Board, x: int, y: int, card: str, rot: bool,
-         conn: set[tuple[int, int, int]] | None = None) -> bool:
+def fits(
+    board: Board,
+    x: int,
+    y: int,
+    card: str,
+    rot: bool,
+    conn: set[tuple[int, int, int]] | None = None,
+) -> bool:
     """Rule §2 conditions 1-3 (without the ladder exceptions), for lookahead only."""
     from core.ai.board_model import Placed
     from core.ai.cards import DIRS, OPPOSITE

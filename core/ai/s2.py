@@ -61,8 +61,9 @@ def score_s2(ctx: Ctx, move: Mapping[str, Any]) -> float:
             return -10.0
         cards = [ctx.hand.get(str(c), "") for c in move.get("cards") or ()]
         cost = sum(keep_value(ctx, c) for c in cards)
-        paths = sum(1 for iid, c in ctx.hand.items() if c in PATHS
-                    and iid not in (move.get("cards") or ()))
+        paths = sum(
+            1 for iid, c in ctx.hand.items() if c in PATHS and iid not in (move.get("cards") or ())
+        )
         me = ctx.seats.get(ctx.me)
         still = (len(me.broken) + int(me.trapped) - 1) if me else 0
         value = 6.0 if (paths and not ctx.bad and still == 0) else 1.5

@@ -10,8 +10,14 @@ import pytest
 engine = pytest.importorskip("core.engine")
 
 
-def sample_views(edition: str, players: int, games: int, seed: int,
-                 options: dict[str, Any] | None = None, every: int = 3) -> list[dict[str, Any]]:
+def sample_views(
+    edition: str,
+    players: int,
+    games: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    every: int = 3,
+) -> list[dict[str, Any]]:
     """Views of the acting seat at every `every`-th turn of random-play games."""
     cfg = engine.GameConfig.from_options(edition, players, {"rounds": 1, **(options or {})})
     out: list[dict[str, Any]] = []

@@ -16,16 +16,32 @@ def log(*entries: dict) -> list[dict]:
 
 def test_dead_end_on_the_road_and_breaking_me_raise_suspicion() -> None:
     entries = log(
-        {"seat": 1, "code": "path_placed", "card": "S1_STRAIGHT_EW", "x": 1, "y": 0,
-         "rotated": False},
-        {"seat": 2, "code": "path_placed", "card": "S1_STRAIGHT_EW", "x": 2, "y": 0,
-         "rotated": False},
-        {"seat": 3, "code": "path_placed", "card": "S1_STRAIGHT_EW", "x": 3, "y": 0,
-         "rotated": False},
-        {"seat": 4, "code": "path_placed", "card": "S1_DEAD_EW", "x": 4, "y": 0,
-         "rotated": False},
-        {"seat": 1, "code": "tool_broken", "card": "BREAK_CART", "target_seat": 0,
-         "tool": "cart"},
+        {
+            "seat": 1,
+            "code": "path_placed",
+            "card": "S1_STRAIGHT_EW",
+            "x": 1,
+            "y": 0,
+            "rotated": False,
+        },
+        {
+            "seat": 2,
+            "code": "path_placed",
+            "card": "S1_STRAIGHT_EW",
+            "x": 2,
+            "y": 0,
+            "rotated": False,
+        },
+        {
+            "seat": 3,
+            "code": "path_placed",
+            "card": "S1_STRAIGHT_EW",
+            "x": 3,
+            "y": 0,
+            "rotated": False,
+        },
+        {"seat": 4, "code": "path_placed", "card": "S1_DEAD_EW", "x": 4, "y": 0, "rotated": False},
+        {"seat": 1, "code": "tool_broken", "card": "BREAK_CART", "target_seat": 0, "tool": "cart"},
     )
     board = {**START, **ROAD, (4, 0): ("S1_DEAD_EW", False)}
     view = make_view(board, ["S1_CROSS"], log=entries, in_front={0: ["BREAK_CART"]})
@@ -36,20 +52,45 @@ def test_dead_end_on_the_road_and_breaking_me_raise_suspicion() -> None:
 
 
 def test_repairing_me_builds_trust() -> None:
-    entries = log({"seat": 2, "code": "tool_repaired", "card": "REPAIR_CART",
-                   "target_seat": 0, "tool": "cart"})
+    entries = log(
+        {
+            "seat": 2,
+            "code": "tool_repaired",
+            "card": "REPAIR_CART",
+            "target_seat": 0,
+            "tool": "cart",
+        }
+    )
     b = beliefs(make_view({**START}, ["S1_CROSS"], log=entries))
     assert b[2] < b[1] and b[2] < b[3]
 
 
 def test_rockfall_of_a_road_card_is_suspicious_and_history_is_rebuilt() -> None:
     entries = log(
-        {"seat": 1, "code": "path_placed", "card": "S1_STRAIGHT_EW", "x": 1, "y": 0,
-         "rotated": False},
-        {"seat": 2, "code": "path_placed", "card": "S1_STRAIGHT_EW", "x": 2, "y": 0,
-         "rotated": False},
-        {"seat": 3, "code": "rockfall", "card": "ROCKFALL", "x": 2, "y": 0,
-         "removed": "S1_STRAIGHT_EW"},
+        {
+            "seat": 1,
+            "code": "path_placed",
+            "card": "S1_STRAIGHT_EW",
+            "x": 1,
+            "y": 0,
+            "rotated": False,
+        },
+        {
+            "seat": 2,
+            "code": "path_placed",
+            "card": "S1_STRAIGHT_EW",
+            "x": 2,
+            "y": 0,
+            "rotated": False,
+        },
+        {
+            "seat": 3,
+            "code": "rockfall",
+            "card": "ROCKFALL",
+            "x": 2,
+            "y": 0,
+            "removed": "S1_STRAIGHT_EW",
+        },
     )
     view = make_view({**START, (1, 0): ("S1_STRAIGHT_EW", False)}, ["S1_CROSS"], log=entries)
     b = beliefs(view)
@@ -58,8 +99,11 @@ def test_rockfall_of_a_road_card_is_suspicious_and_history_is_rebuilt() -> None:
 
 def test_digger_extends_the_road_towards_known_gold() -> None:
     board = {**START, **ROAD}
-    view = make_view(board, ["S1_STRAIGHT_EW", "S1_DEAD_NS", "S1_CURVE_NW"],
-                     known_goals=[{"goal": 1, "kind": "gold"}])
+    view = make_view(
+        board,
+        ["S1_STRAIGHT_EW", "S1_DEAD_NS", "S1_CURVE_NW"],
+        known_goals=[{"goal": 1, "kind": "gold"}],
+    )
     move = choose_move(view, level="hard", seed=1)
     assert move["type"] == "place_path"
     assert (move["x"], move["y"]) == (4, 0) and move["card"] == "c0"
@@ -67,8 +111,13 @@ def test_digger_extends_the_road_towards_known_gold() -> None:
 
 def test_saboteur_blocks_when_the_diggers_are_close() -> None:
     board = {**START, **{(x, 0): ("S1_STRAIGHT_EW", False) for x in range(1, 7)}}
-    view = make_view(board, ["S1_DEAD_EW", "S1_CROSS"], role="SABOTEUR",
-                     known_goals=[{"goal": 1, "kind": "gold"}], deck_size=5)
+    view = make_view(
+        board,
+        ["S1_DEAD_EW", "S1_CROSS"],
+        role="SABOTEUR",
+        known_goals=[{"goal": 1, "kind": "gold"}],
+        deck_size=5,
+    )
     move = choose_move(view, level="normal", seed=1)
     assert move["type"] == "place_path" and move["card"] == "c0", move
 
@@ -79,7 +128,6 @@ def test_digger_uses_a_map_early() -> None:
 
 
 def test_digger_repairs_itself() -> None:
-    view = make_view({**START, **ROAD}, ["REPAIR_CART", "S1_CROSS"],
-                     in_front={0: ["BREAK_CART"]})
+    view = make_view({**START, **ROAD}, ["REPAIR_CART", "S1_CROSS"], in_front={0: ["BREAK_CART"]})
     move = choose_move(view, level="hard", seed=2)
     assert move["type"] == "repair_tool" and move["target_seat"] == 0

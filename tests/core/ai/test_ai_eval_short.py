@@ -30,8 +30,7 @@ def test_ai_saboteurs_beat_random_diggers() -> None:
 
 
 def test_ai_diggers_find_the_saboteurs() -> None:
-    t = play_games(_cfg(5), games=2, seed=79, assignment=Assignment(default="ai"),
-                   max_rounds=4)
+    t = play_games(_cfg(5), games=2, seed=79, assignment=Assignment(default="ai"), max_rounds=4)
     acc = t.belief_accuracy()
     assert acc is not None and acc >= 0.5, t.summary()
     assert set(t.outcomes) <= {"diggers", "saboteurs"}

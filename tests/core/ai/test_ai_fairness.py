@@ -19,9 +19,26 @@ from core.ai import beliefs, choose_move
 
 # every field the API view may carry (API.md) - the agents may read these, nothing else
 VIEW_KEYS = {
-    "game_id", "version", "status", "edition", "options", "round", "rounds", "seq", "you",
-    "seats", "board", "goals", "deck_size", "discard_size", "current_seat", "turn_deadline",
-    "log", "round_result", "final", "legal_moves",
+    "game_id",
+    "version",
+    "status",
+    "edition",
+    "options",
+    "round",
+    "rounds",
+    "seq",
+    "you",
+    "seats",
+    "board",
+    "goals",
+    "deck_size",
+    "discard_size",
+    "current_seat",
+    "turn_deadline",
+    "log",
+    "round_result",
+    "final",
+    "legal_moves",
 }
 POISON = {"_state": "hidden", "seed": 12345, "roles": ["SABOTEUR"], "hands": [[1, 2]]}
 
@@ -60,9 +77,9 @@ class Spy(dict):  # type: ignore[type-arg,unused-ignore]
 
 
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
-def test_agents_read_only_view_fields(classic_views: list[dict[str, Any]],
-                                      expansion_views: list[dict[str, Any]],
-                                      level: str) -> None:
+def test_agents_read_only_view_fields(
+    classic_views: list[dict[str, Any]], expansion_views: list[dict[str, Any]], level: str
+) -> None:
     seen: set[str] = set()
     for view in classic_views[:25] + expansion_views[:25]:
         poisoned = {**copy.deepcopy(view), **POISON}

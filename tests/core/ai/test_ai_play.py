@@ -11,8 +11,9 @@ from conftest import engine, sample_views
 from core.ai import LEVELS, beliefs, choose_move
 
 
-def _play(edition: str, players: int, seed: int, options: dict[str, Any],
-          levels: tuple[str, ...]) -> int:
+def _play(
+    edition: str, players: int, seed: int, options: dict[str, Any], levels: tuple[str, ...]
+) -> int:
     """Whole games where computer players fill every seat; returns decisions checked."""
     cfg = engine.GameConfig.from_options(edition, players, options)
     state = engine.new_game(cfg, seed)
@@ -48,13 +49,15 @@ def _play(edition: str, players: int, seed: int, options: dict[str, Any],
         ("expansion", 12, {"rounds": 1}),
     ],
 )
-def test_every_decision_is_legal_in_whole_games(edition: str, players: int,
-                                                options: dict[str, Any]) -> None:
+def test_every_decision_is_legal_in_whole_games(
+    edition: str, players: int, options: dict[str, Any]
+) -> None:
     assert _play(edition, players, 31 + players, options, ("easy", "normal", "hard")) > 10
 
 
-def test_legal_over_many_random_positions(classic_views: list[dict[str, Any]],
-                                          expansion_views: list[dict[str, Any]]) -> None:
+def test_legal_over_many_random_positions(
+    classic_views: list[dict[str, Any]], expansion_views: list[dict[str, Any]]
+) -> None:
     for i, view in enumerate(classic_views + expansion_views):
         for level in LEVELS:
             assert choose_move(view, level=level, seed=i) in view["legal_moves"]
@@ -89,8 +92,9 @@ def test_beliefs_cover_every_seat(classic_views: list[dict[str, Any]]) -> None:
         assert b[me] == (1.0 if view["you"]["role"] == "SABOTEUR" else 0.0)
 
 
-def test_hard_decisions_fit_the_time_budget(expansion_views: list[dict[str, Any]],
-                                            classic_views: list[dict[str, Any]]) -> None:
+def test_hard_decisions_fit_the_time_budget(
+    expansion_views: list[dict[str, Any]], classic_views: list[dict[str, Any]]
+) -> None:
     """Issue 7: <= 50 ms per decision at "hard". CPU time (the CI box is shared); the max
     bound is loose, the benchmark reports the real figures."""
     import time
