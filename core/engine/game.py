@@ -59,7 +59,7 @@ def scores(state: GameState) -> list[int]:
 def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, Any]]:
     """Every public entry with a seq above `since_seq` (the default includes seq 0, the
     first round's start)."""
-    return [clone(e) for e in state.log if e["seq"] > since_seq]
+    return [e for e in state.log.copies(0, clone) if e["seq"] > since_seq]
 
 
 def clone(e: dict[str, Any]) -> dict[str, Any]:

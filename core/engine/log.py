@@ -18,7 +18,7 @@ Equality compares the encoded form, which is canonical (one encoding per entry).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from .cards import CARD_INDEX, CARD_LIST
@@ -100,10 +100,21 @@ def dec_entry(x: Any, prev: int) -> Entry:
     return entry
 
 
-def _dec_all(items: Sequence[Any], prev: int) -> list[Entry]:
+def _dec_all(
+    items: Sequence[Any], prev: int, copy: Callable[[Entry], Entry] | None = None
+) -> list[Entry]:
+    """Decode entries in order (`dec_entry` written out); `copy` is applied to the entries
+    stored as dicts, so that with it every returned dict is new."""
     out: list[Entry] = []
+    decoders = _DECODERS
     for x in items:
-        e = dec_entry(x, prev)
+        if isinstance(x, dict):
+            e = x if copy is None else copy(x)
+        else:
+            size, dec = decoders[x[2]]
+            if len(x) != size:
+                raise ValueError(f"log entry {x!r}: {size} items expected")
+            e = dec(x, prev)
         prev = e["seq"]
         out.append(e)
     return out
@@ -223,6 +234,21 @@ class Log(Sequence[Entry]):
         if start >= len(enc):
             return self._tail[start - len(enc) :]
         return (*_dec_all(enc[start:], _seq_before(enc, start)), *self._tail)
+
+    def copies(self, start: int, copy: Callable[[Entry], Entry]) -> list[Entry]:
+        """Entries from index `start` on (negative: from the end) as dicts the caller may
+        keep and change: entries decoded now are new dicts already, only the others go
+        through `copy`.  What views and `public_log` hand out."""
+        n = len(self)
+        start = max(0, start + n if start < 0 else min(start, n))
+        if self._dec is not None:
+            return [copy(e) for e in self._dec[start:]]
+        enc = self._enc
+        if start >= len(enc):
+            return [copy(e) for e in self._tail[start - len(enc) :]]
+        out = _dec_all(enc[start:], _seq_before(enc, start), copy)
+        out += [copy(e) for e in self._tail]
+        return out
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Log):

@@ -109,7 +109,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
             "gold": list(state.gold),
             "winners": [s for s, g in enumerate(state.gold) if g == top],
         }
-    log = list(state.log[-log_limit:]) if log_limit > 0 else []
+    log = state.log.copies(-log_limit, clone) if log_limit > 0 else []
     return {
         "status": state.phase,
         "edition": cfg.edition,
@@ -124,7 +124,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
         "deck_size": rs.deck_size(),
         "discard_size": len(rs.discard),
         "current_seat": actor(state),
-        "log": [clone(e) for e in log],
+        "log": log,
         "round_result": result,
         "final": final,
         "legal_moves": legal_moves(state, seat) if seat is not None else [],

@@ -103,10 +103,21 @@ def test_view_tail_decodes_the_same_entries() -> None:
 def test_returned_events_and_views_do_not_share_the_state_log() -> None:
     s = _played("classic", 5, 4, 60)[-1]
     loaded = _roundtrip(s)
-    for entry in view_for(loaded, 0)["log"] + public_log(loaded):
-        entry["seq"] = -1
-        entry["code"] = "tampered"
-    assert loaded == s
+    half = _roundtrip(s)
+    half.log[3]  # decoded completely
+    kept = _roundtrip(s)
+    for state in (loaded, half, s):
+        got = view_for(state, 0)["log"] + public_log(state) + public_log(state, 30)
+        assert got == view_for(kept, 0)["log"] + public_log(kept) + public_log(kept, 30)
+        for entry in got:
+            entry["seq"] = -1
+            entry["code"] = "tampered"
+            for v in entry.values():
+                if isinstance(v, list):
+                    v.append("tampered")
+        assert state == kept
+    assert len(view_for(s, 0)["log"]) == 50
+    assert len(view_for(s, 0, log_limit=500)["log"]) == len(s.log)
 
 
 def test_log_entries_round_trip_and_odd_entries_stay_dicts() -> None:
