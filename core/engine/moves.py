@@ -147,8 +147,8 @@ def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str
     all_iids = rs.table.iids
     hand = rs.hands[seat]
     out: list[dict[str, Any]] = []
-    paths_ok = can_place_path(rs, seat)
     fronts = rs.in_front
+    paths_ok = not fronts[seat] or can_place_path(rs, seat)
     board = rs.board
     for pos in hand:
         idx = cards[pos]
@@ -215,7 +215,7 @@ def _playing_moves(state: GameState, rs: RoundState, seat: int) -> list[dict[str
                 if "TRAPPED" in fronts[s]
             ]
     iids = sorted([all_iids[p] for p in hand])
-    if not state.config.expansion:
+    if state.config.edition != "expansion":
         out += [{"type": "discard", "cards": [i]} for i in iids]
         return out
     for k in (1, 2, 3):

@@ -81,5 +81,10 @@ def remove_from(t: Turn, s: int, kind: str) -> None:
 
 
 def drop(t: Turn, pos: list[int]) -> None:
-    t.hands[t.seat] = tuple(p for p in t.hands[t.seat] if p not in pos)
-    t.to_discard(*(t.rs.table.cards[p] for p in pos))
+    """Take the cards at `pos` out of the mover's hand onto the discard pile."""
+    hand = list(t.hands[t.seat])
+    for p in pos:
+        hand.remove(p)
+    t.hands[t.seat] = tuple(hand)
+    cards = t.rs.table.cards
+    t.to_discard(*[cards[p] for p in pos])
