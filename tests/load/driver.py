@@ -137,7 +137,7 @@ class Driver:
     async def _listen(self, game: Game) -> None:
         token = next(iter(game.tokens.values()))
         first = True
-        while not game.done:
+        while True:  # until cancelled: a finished game's last version must arrive too
             try:
                 # paced: clients open their sockets over a moment, not all in one tick
                 async with self._ws_gate:
@@ -173,16 +173,20 @@ class Driver:
         await asyncio.gather(*self._sockets, return_exceptions=True)
         self._sockets.clear()
 
-    def push_figures(self) -> tuple[list[float], int]:
-        """Notice delays (POST sent -> notice), and acked versions no notice ever covered."""
+    def push_figures(self) -> tuple[list[float], int, list[tuple[str, int, int]]]:
+        """Notice delays (POST sent -> notice), acked versions no notice ever covered, and
+        examples of those (game id, version, highest version announced)."""
         delays, missed = [], 0
+        examples: list[tuple[str, int, int]] = []
         for game in self.games:
             for version, sent in game.sent_at.items():
                 if game.pushed < version:
                     missed += 1
+                    if len(examples) < 5:
+                        examples.append((game.game_id, version, game.pushed))
                 elif version in game.push_at:
                     delays.append((game.push_at[version] - sent) * 1000)
-        return delays, missed
+        return delays, missed, examples
 
     # ------------------------------------------------------------------ playing
     async def one_move(self, game: Game, due: float) -> None:

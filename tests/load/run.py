@@ -162,11 +162,12 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                 steps.append(step)
             if cfg.settle:
                 await asyncio.sleep(cfg.settle)
-            delays, missed = driver.push_figures()
+            delays, missed, examples = driver.push_figures()
             from tests.load.stats import dist
 
             out["ws_push_ms"] = dist(delays)
             out["ws_acked_versions_never_announced"] = missed
+            out["ws_never_announced_examples"] = examples
         finally:
             stop.set()
             await asyncio.gather(*background, return_exceptions=True)
