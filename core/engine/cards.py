@@ -133,13 +133,22 @@ SYMMETRIC: tuple[bool, ...] = tuple(
 )
 
 
-def deck_cards(edition: str) -> list[int]:
-    """Catalogue indices of one round's deck (every copy), in catalogue order."""
+def _deck(edition: str) -> tuple[int, ...]:
     out: list[int] = []
     for i, c in enumerate(CARD_LIST):
         if c.category in ("path", "action") and (edition == "expansion" or c.edition == "classic"):
             out.extend([i] * c.count)
-    return out
+    return tuple(out)
+
+
+_DECKS = {e: _deck(e) for e in ("classic", "expansion")}
+
+
+def deck_cards(edition: str) -> list[int]:
+    """Catalogue indices of one round's deck (every copy), in catalogue order (a new list:
+    the caller shuffles it)."""
+    deck = _DECKS.get(edition)
+    return list(deck) if deck is not None else list(_deck(edition))
 
 
 # The in-front kinds a discard_to_remove / removal may name.
