@@ -93,7 +93,7 @@ def parse_init_data(fields: dict[str, str]) -> InitData:
     try:
         user = json.loads(raw_user)
         user_id = user["id"]
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise AuthError("invalid_init_data", "initData user is malformed") from exc
     if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
         raise AuthError("invalid_init_data", "initData user id is malformed")

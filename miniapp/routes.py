@@ -46,7 +46,8 @@ async def read_json(request: web.Request, *, optional: bool = False) -> dict[str
         raise bad_request("a JSON body is required", "malformed_json")
     try:
         body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        # RecursionError: nesting deeper than the parser's stack, e.g. [[[[...]]]]
         raise bad_request("the body is not valid JSON", "malformed_json") from exc
     if not isinstance(body, dict):
         raise bad_request("the body must be a JSON object", "malformed_json")

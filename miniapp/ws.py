@@ -88,7 +88,7 @@ async def _authenticate(request: web.Request, ws: web.WebSocketResponse) -> Sess
         try:
             data = json.loads(msg.data)
             token = data.get("auth") if isinstance(data, dict) else None
-        except ValueError:
+        except (ValueError, RecursionError):
             token = None
     if not isinstance(token, str):
         await ws.close(code=CLOSE_UNAUTHORIZED, message=b"auth required")

@@ -84,11 +84,6 @@ async def test_chaos_kill_short() -> None:
     assert verdict(report)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG timer lease: a timer claimed just before Redis went away is retried only after "
-    "ServiceConfig.timer_lease_ms (5 s), so its turn advances > deadline + 2 s after the "
-    "outage ends; the stuck-turn bound of issue 8 needs a shorter lease or a release "
-    "when a fire fails"))
 async def test_chaos_redis_restart_no_stuck_turns() -> None:
     report = await restart_report()
     assert report["timers"]["stuck_games"] == 0, report["timers"]
@@ -162,9 +157,6 @@ async def server_and_game() -> Any:
             yield api, game
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG miniapp.routes.read_json: deeply nested JSON raises RecursionError (not a "
-    "ValueError), which escapes as 500 internal_error instead of 400 malformed_json"))
 async def test_deeply_nested_json_is_a_400(server_and_game: Any) -> None:
     api, game = server_and_game
     token = next(iter(game.tokens.values()))
@@ -173,10 +165,6 @@ async def test_deeply_nested_json_is_a_400(server_and_game: Any) -> None:
     assert reply.status == 400, reply
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG core.store.open_store: redis-py 8's async pool allows 100 connections and then "
-    "raises MaxConnectionsError instead of waiting, so >100 concurrent requests on one "
-    "worker get 500s (use a BlockingConnectionPool with a timeout, or a larger pool)"))
 async def test_many_concurrent_requests_on_one_worker(server_and_game: Any) -> None:
     api, game = server_and_game
     tokens = list(game.tokens.values())

@@ -102,5 +102,8 @@ class ServiceConfig:
     warn_before_s: int = 15
     online_window_s: int = 120
     timer_interval_s: float = 0.2
-    timer_lease_ms: int = 5_000
+    # A claimed timer whose firing worker died (or lost Redis) is retried after the lease.
+    # Firing is a compare-and-set at the armed version, so a second fire is harmless: keep
+    # the lease short so a turn never waits much past its deadline (issue 8: +2 s).
+    timer_lease_ms: int = 1_000
     update_dedupe_ttl_s: int = 3600

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 DEFAULT_ARCHIVE_RETENTION_S = 90 * 24 * 3600
-DEFAULT_LEASE_MS = 5_000
+DEFAULT_LEASE_MS = 1_000
 
 
 class Keep(enum.Enum):

@@ -86,6 +86,10 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
     return changed
 
 
+POOL_MAX_CONNECTIONS = 64
+POOL_TIMEOUT_S = 10.0
+
+
 class RedisStore:
     def __init__(
         self,
@@ -130,7 +134,22 @@ class RedisStore:
         archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
         **client_kwargs: Any,
     ) -> RedisStore:
-        client = aioredis.Redis.from_url(url, decode_responses=True, **client_kwargs)
+        """A client whose pool makes a burst of requests wait for a connection.
+
+        redis-py's default pool raises once ``max_connections`` are busy, which turns a
+        burst of concurrent requests into errors; a blocking pool queues them (up to
+        ``pool_timeout`` seconds) and caps the connections a worker opens.
+        """
+        max_connections = int(client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS))
+        pool_timeout = float(client_kwargs.pop("pool_timeout", POOL_TIMEOUT_S))
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            decode_responses=True,
+            max_connections=max_connections,
+            timeout=pool_timeout,
+            **client_kwargs,
+        )
+        client = aioredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
         return cls(client, prefix=prefix, archive_retention_s=archive_retention_s)
 
     # ------------------------------------------------------------------ live games

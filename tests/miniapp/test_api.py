@@ -168,6 +168,8 @@ async def test_malformed_bodies(memory_service: GameService, make_client: Client
         '{"version": 1, "move": 5}',
         '{"version": 1, "move": {"type": 3}}',
         "\xff\xfe",
+        "[" * 5000 + "]" * 5000,  # deeper than the JSON parser's recursion limit
+        '{"version": 1, "move": ' + "[" * 5000 + "]" * 5000 + "}",
     ]
     for body in bodies:
         r = await client.post(url, data=body.encode("latin-1"), headers=h)
