@@ -8,10 +8,13 @@ session in ``request["session"]`` (or None) and the rate limit can key on the us
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from miniapp import keys
 from miniapp.auth import AuthError, Session, validate_init_data
@@ -22,6 +25,17 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 TELEGRAM_FRAMERS = "https://web.telegram.org https://*.telegram.org https://telegram.org"
 COMPRESS_MIN = 1024
+STORE_RETRY_AFTER_S = 2
+
+
+@web.middleware
+async def server_timing(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """``Server-Timing: app;dur=<ms>``: time in the application, for clients and load tests."""
+    began = time.perf_counter()
+    response = await handler(request)
+    if not response.prepared:
+        response.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - began) * 1000:.2f}"
+    return response
 
 
 @web.middleware
@@ -37,6 +51,14 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return from_http_exception(exc).response()
     except AuthError as exc:
         return unauthorized(exc.message, exc.code).response()
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+        # Redis is restarting or unreachable: nothing was written, the client may retry.
+        log.warning("store unavailable on %s %s: %s", request.method, request.path, exc)
+        response = ApiError(
+            503, "store_unavailable", "the game store is briefly unavailable; try again"
+        ).response()
+        response.headers["Retry-After"] = str(STORE_RETRY_AFTER_S)
+        return response
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         return ApiError(500, "internal_error", "something went wrong on our side").response()

@@ -46,6 +46,10 @@ ERRORS = {
         **_err("too many requests"),
         "headers": {"Retry-After": {"schema": {"type": "integer"}}},
     },
+    "503": {
+        **_err("the game store is briefly unavailable (store_unavailable); retry"),
+        "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+    },
 }
 GAME_ID = {
     "name": "game_id",
@@ -162,7 +166,19 @@ def _schemas() -> dict[str, Any]:
             "properties": {
                 "game_id": {"type": "string"},
                 "version": {"type": "integer"},
-                "status": {"enum": ["lobby", "playing", "stealing", "round_over", "finished"]},
+                "status": {
+                    "enum": [
+                        "lobby", "playing", "stealing", "round_over", "finished", "cancelled"
+                    ]
+                },
+                "autostart_at": {
+                    "type": ["string", "null"],
+                    "description": "lobby: when the countdown starts the game (ISO 8601)",
+                },
+                "settings": {
+                    "type": "object",
+                    "description": "lobby settings (turn_time, countdown, language, ...)",
+                },
                 "edition": {"enum": ["classic", "expansion"]},
                 "options": {"type": "object"},
                 "round": {"type": "integer"},

@@ -20,7 +20,7 @@ from core.settings import Settings
 from miniapp import keys
 from miniapp.auth import LocalCodes, SessionSigner
 from miniapp.catalogue import catalogue_document
-from miniapp.middleware import errors, identity, security_headers
+from miniapp.middleware import errors, identity, security_headers, server_timing
 from miniapp.ratelimit import TokenBucket
 from miniapp.routes import setup_routes
 from miniapp.static_files import setup_static
@@ -61,7 +61,7 @@ def create_app(
 ) -> web.Application:
     """Build the application; ``service`` is a ``core.service.GameService``."""
     app = web.Application(
-        middlewares=[security_headers, errors, identity], client_max_size=MAX_BODY
+        middlewares=[server_timing, security_headers, errors, identity], client_max_size=MAX_BODY
     )
     app[keys.SERVICE] = service
     app[keys.SETTINGS] = settings

@@ -136,7 +136,6 @@ class ServerGroup:
     prefix: str = "load:"
     extra_env: dict[str, str] = field(default_factory=dict)
     api_only: bool = True
-    server_timing: bool = True  # tests/load/instrument/sitecustomize.py in the workers
     proc: subprocess.Popen[bytes] | None = None
     logdir: Path | None = None
 
@@ -159,10 +158,6 @@ class ServerGroup:
         )
         if self.api_only:
             env["API_ONLY"] = "1"
-        if self.server_timing:
-            instrument = str(Path(__file__).with_name("instrument"))
-            env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (instrument, str(ROOT), env.get("PYTHONPATH", "")) if p)
         env.update(self.extra_env)
         return env
 

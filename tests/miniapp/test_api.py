@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import re
+import socket
 import time
 from typing import Any
 
 from aiohttp.test_utils import TestClient
 
 from core.service import GameService, UserRef
+from core.store import RedisStore
 from tests.miniapp.conftest import ClientMaker, make_init_data, session_token, tma
 
 
@@ -402,3 +405,29 @@ def test_access_log_redacts_codes_and_tokens() -> None:
 
     AccessLogger(logger, "").log(Req(), Resp(), 0.01)  # type: ignore[arg-type]
     assert records and "SECRET" not in records[0] and "game=abc" in records[0]
+
+
+async def test_store_outage_is_503_with_retry_after(make_client: ClientMaker) -> None:
+    """Redis away (here: nothing listens on the port) answers 503, never a 500 or a trace."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead_port = sock.getsockname()[1]
+    store = RedisStore.from_url(
+        f"redis://127.0.0.1:{dead_port}/0", prefix="test:outage:", pool_timeout=1.0
+    )
+    service = GameService(store)
+    client = await make_client(service)
+    ann = await session_token(client, 1)
+    r = await client.get("/api/games/abcdefghijkl", headers=ann)
+    assert r.status == 503, await r.text()
+    assert r.headers["Retry-After"].isdigit()
+    assert (await r.json())["error"]["code"] == "store_unavailable"
+    r = await client.get("/healthz")
+    assert r.status == 503 and "error" in await r.json()
+    await store.close()
+
+
+async def test_server_timing_header(memory_service: GameService, make_client: ClientMaker) -> None:
+    client = await make_client(memory_service)
+    r = await client.get("/healthz")
+    assert re.fullmatch(r"app;dur=\d+\.\d\d", r.headers["Server-Timing"])
