@@ -99,3 +99,14 @@ def test_meta_is_stored_packed_and_reads_back() -> None:
     assert stored.startswith("m1:") and len(stored) < len(meta.to_json()) / 2
     assert Meta.from_json(stored) == meta
     assert Meta.from_json(meta.to_json()) == meta  # the plain form (older records) too
+
+
+def test_move_log_codec_knows_every_engine_move_type() -> None:
+    """The log's table is a frozen wire format (append only), not derived from the engine's;
+    this keeps a new engine move from being forgotten in it."""
+    from core.engine.moves import FIELDS as ENGINE_FIELDS
+    from core.service import movelog
+
+    assert set(ENGINE_FIELDS) <= set(movelog.FIELDS)
+    for move_type, fields in ENGINE_FIELDS.items():
+        assert set(fields) <= set(movelog.FIELDS[move_type]), move_type
