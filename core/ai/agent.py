@@ -1,8 +1,9 @@
 """Picking one legal move: score them all, add level noise, take the best.
 
 Levels: `easy` reasons without the log's maze history, adds large noise and sometimes
-plays a random legal move; `normal` adds small noise; `hard` adds almost none and looks
-one placement ahead with its own remaining cards.
+plays a random legal move; `normal` adds small noise and looks one placement ahead with
+its own remaining cards for its 4 best placements; `hard` adds almost none and looks
+ahead for its 8 best.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ class Level:
     noise: float
     random_move: float
     careful: bool
-    lookahead: bool
+    lookahead: int  # how many of the best placements are re-scored with a follow-up card
 
 
 LEVELS: dict[str, Level] = {
-    "easy": Level(noise=4.0, random_move=0.12, careful=False, lookahead=False),
-    "normal": Level(noise=0.4, random_move=0.0, careful=True, lookahead=False),
-    "hard": Level(noise=0.1, random_move=0.0, careful=True, lookahead=True),
+    "easy": Level(noise=4.0, random_move=0.12, careful=False, lookahead=0),
+    "normal": Level(noise=0.4, random_move=0.0, careful=True, lookahead=4),
+    "hard": Level(noise=0.1, random_move=0.0, careful=True, lookahead=8),
 }
 
 _TRIVIAL = {"next_round", "steal"}
@@ -59,7 +60,9 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
     ctx = make_ctx(view, careful=lv.careful)
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
     if lv.lookahead:
-        top = sorted((s, i) for s, i in scored if moves[i].get("type") == "place_path")[-4:]
+        top = sorted((s, i) for s, i in scored if moves[i].get("type") == "place_path")[
+            -lv.lookahead :
+        ]
         redo = {i: score_move(ctx, moves[i], lookahead=True) for _, i in top}
         scored = [(redo.get(i, s), i) for s, i in scored]
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]

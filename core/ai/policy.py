@@ -20,6 +20,7 @@ from core.ai.cards import ACTIONS, PATHS
 from core.ai.events import Event, round_events
 from core.ai.knowledge import (
     SeatInfo,
+    expected_saboteurs,
     goal_probs,
     hand_cards,
     is_saboteur_side,
@@ -31,6 +32,11 @@ REVEAL_GOLD = 60.0
 ORDER_W = 1.0
 EARLY_EXPOSURE = 14.0  # a saboteur far from the gold mostly hides
 DIGGER_BREAK_AT = 0.74  # how sure a digger must be before breaking a suspect
+AGGR_REF = 0.6  # saboteurs per digger at which the base exposure settings were tuned (7 seats)
+AGGR_EARLY = 0.0  # how much less a thin saboteur side hides while the gold is far
+AGGR_NEAR = 0.0  # how many cards earlier a thin saboteur side starts blocking openly
+IDLE_KEEP_W = 0.6  # a placement that gains nothing also costs the card's keep value
+AGGR_BREAK = 0.0  # extra will to break diggers when the saboteur side is thin
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
@@ -50,6 +56,7 @@ class Ctx:
     careful: bool
     events: list[Event] = field(default_factory=list)
     public_suspicion: float = 0.0
+    thin: float = 0.0  # 0 (7 seats) .. 1 (6 seats): how outnumbered the saboteur side is
     _obj_cache: dict[int, tuple[float, float, float]] = field(default_factory=dict)
 
     @property
@@ -120,6 +127,10 @@ def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
         careful=careful,
         events=round_events(view),
     )
+    n = len(ctx.seats) or 5
+    es = expected_saboteurs(view)
+    if not ctx.expansion and n > es:
+        ctx.thin = max(0.0, min(1.0, (AGGR_REF - es / (n - es)) / 0.2))
     if careful and ctx.bad:
         # the same table seen by someone who knows nothing private
         outsider = {k: view.get(k) for k in PUBLIC_KEYS}
@@ -190,11 +201,12 @@ def enemy_p(ctx: Ctx, seat: int) -> float:
 def exposure_weight(ctx: Ctx, d_now: float) -> float:
     if ctx.public_suspicion > 0.7:
         return 0.4
-    if d_now <= 2.5 or ctx.deck <= 3:
+    shift = AGGR_NEAR * ctx.thin
+    if d_now <= 2.5 + shift or ctx.deck <= 3:
         return 0.5
-    if d_now <= 4.5:
+    if d_now <= 4.5 + shift:
         return 2.0
-    return EARLY_EXPOSURE
+    return EARLY_EXPOSURE * (1.0 - AGGR_EARLY * ctx.thin)
 
 
 def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
@@ -228,7 +240,7 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
     if ctx.expansion and ctx.kind in ("blue", "green"):
         s += 2.5 * max(-2.0, min(2.0, o1 - o0))
     if abs(gain) < 0.01:
-        s -= 1.5
+        s -= 1.5 + IDLE_KEEP_W * keep_value(ctx, card)
     if info and info.kind == "deadend" and gain <= 0.01:
         s -= 1.5
     s += 0.3 * crystals
@@ -373,6 +385,7 @@ def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
         ahead = (t - ctx.me) % n
         order = 1.0 + ORDER_W * max(0.0, 4.0 - d0) / 4.0 * (1.0 / ahead)
         s = (5.0 * urgency * order - exposure_weight(ctx, d0)) * e * impact - 0.5
+        s += AGGR_BREAK * ctx.thin * e * impact
     else:
         s = 14.0 * (e - DIGGER_BREAK_AT) * impact
     return s + (1.0 if trap else 0.0)
