@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import weakref
 from typing import Any
@@ -76,4 +77,26 @@ def create_app(
     app.router.add_get("/api/games/{game_id}/ws", game_socket)
     setup_static(app)
     app.on_shutdown.append(close_all)
+    if os.environ.get("MINIAPP_PROFILE"):
+        app.on_startup.append(_start_profiler)
     return app
+
+
+async def _start_profiler(app: web.Application) -> None:
+    """``MINIAPP_PROFILE=<prefix>``: cProfile this worker, dumping ``<prefix>.<pid>`` every
+    10 s (a benchmark aid for docs/benchmarks/load.md; off unless the variable is set)."""
+    import asyncio
+    import cProfile
+    import time
+
+    profiler = cProfile.Profile(time.process_time)  # CPU time (user + system), not wall
+    profiler.enable()
+    path = f"{os.environ['MINIAPP_PROFILE']}.{os.getpid()}"
+
+    async def dump() -> None:
+        while True:
+            await asyncio.sleep(10)
+            profiler.dump_stats(path)  # (stops the profiler)
+            profiler.enable()
+
+    app["profile_dump"] = asyncio.get_running_loop().create_task(dump())

@@ -58,6 +58,7 @@ class ServiceCore:
         self._ai = ai
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
+        self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence write
         self._warning_handlers: list[WarningHandler] = []
         self.fired = 0  # timers this process fired (tests, metrics)
 

@@ -15,6 +15,7 @@ from core.service.models import (
     SeatInfo,
     ServiceError,
 )
+from core.service.records import TOUCH_EVERY_MS
 from core.service.views import rewrite_entry
 from core.store import Change
 
@@ -88,8 +89,20 @@ class Queries(ServiceCore):
         return live
 
     async def touch(self, game_id: str, user_id: int) -> None:
-        """Mark a user present (the ``online`` flag); no version change, no notice."""
-        await self.store.touch(game_id, str(user_id), self.now_ms())
+        """Mark a user present (the ``online`` flag); no version change, no notice.
+
+        A client re-reads its view after every notice: writing presence each time would be
+        a Redis round trip per GET for a flag with a 2-minute window, so this worker skips
+        the write when it wrote the same (game, user) less than TOUCH_EVERY_MS ago."""
+        now = self.now_ms()
+        key = (game_id, user_id)
+        last = self._touched.get(key)
+        if last is not None and 0 <= now - last < TOUCH_EVERY_MS:
+            return
+        await self.store.touch(game_id, str(user_id), now)
+        if len(self._touched) >= 50_000:
+            self._touched.clear()
+        self._touched[key] = now
 
     def listen(self, game_id: str) -> AsyncIterator[int]:
         """Versions of one game as they are committed (any worker), via pub/sub."""

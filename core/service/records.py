@@ -21,7 +21,8 @@ from core.store import Deadline, Keep
 WarningHandler = Callable[[TurnWarning], Awaitable[None]]
 
 MAX_ATTEMPTS = 8
-STATE_CACHE_SIZE = 256
+STATE_CACHE_SIZE = 1024  # decoded states kept per worker (a load test drives ~1,000 games)
+TOUCH_EVERY_MS = 5000  # presence is written at most this often per (game, user) and worker
 
 
 def new_game_id() -> str:

@@ -59,6 +59,34 @@ redis.call('PUBLISH', ARGV[8], '{"game_id":"' .. gid .. '","version":' .. new ..
 return {1, new}
 """
 
+# KEYS: rec ; ARGV: cached version|'', cached byte length of s, of m
+# -> false (no such game) | {1, every field} | {0, every field but s and m}
+# The worker's cached state and meta are still those of the record (same version, same
+# lengths: a version's state and meta never change): 0, and the big fields stay in Redis.
+LOAD_CACHED = """
+local all = redis.call('HGETALL', KEYS[1])
+local v, ls, lm = nil, -1, -1
+for i = 1, #all, 2 do
+  local f = all[i]
+  if f == 'v' then v = all[i + 1]
+  elseif f == 's' then ls = #all[i + 1]
+  elseif f == 'm' then lm = #all[i + 1] end
+end
+if not v then return false end
+if v ~= ARGV[1] or ls ~= tonumber(ARGV[2]) or lm ~= tonumber(ARGV[3]) then
+  return {1, all}
+end
+local out = {}
+for i = 1, #all, 2 do
+  local f = all[i]
+  if f ~= 's' and f ~= 'm' then
+    out[#out + 1] = f
+    out[#out + 1] = all[i + 1]
+  end
+end
+return {0, out}
+"""
+
 # KEYS: rec ; ARGV: state, meta, version, ttl_ms, deadline_ms|'' -> 1 created | 0 exists
 # A deadline is armed at the created version (a lobby's countdown or expiry), as COMMIT does.
 CREATE = """

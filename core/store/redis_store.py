@@ -13,7 +13,9 @@ import contextlib
 import json
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -88,6 +90,22 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
 
 POOL_MAX_CONNECTIONS = 64
 POOL_TIMEOUT_S = 10.0
+RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    """A game's stored state and meta at one version, as this worker last read/wrote them."""
+
+    version: str
+    state: str
+    meta: str
+    state_len: int  # bytes, as Redis counts them
+    meta_len: int
+
+    @classmethod
+    def of(cls, version: int | str, state: str, meta: str) -> _Cached:
+        return cls(str(version), state, meta, len(state.encode()), len(meta.encode()))
 
 
 class RedisStore:
@@ -104,6 +122,10 @@ class RedisStore:
         self._commit = client.register_script(lua.COMMIT)
         self._create = client.register_script(lua.CREATE)
         self._hset_alive = client.register_script(lua.HSET_ALIVE)
+        self._load_cached = client.register_script(lua.LOAD_CACHED)
+        # Per-worker cache of the big fields (state, meta) by game: a load sends the cached
+        # version and lengths, and Redis leaves those fields out when they still match.
+        self._big: OrderedDict[str, _Cached] = OrderedDict()
         self._claim = client.register_script(lua.CLAIM_DUE)
         self._claim_game = client.register_script(lua.CLAIM_GAME)
         self._index_fix = client.register_script(lua.INDEX_FIX)
@@ -178,19 +200,41 @@ class RedisStore:
         return bool(created)
 
     async def load(self, game_id: str) -> GameRecord | None:
-        raw = _str_map(await self.redis.hgetall(self.keys.game(game_id)))
-        if not raw or "v" not in raw:
+        """One round trip; the state and meta travel only when this worker's copy is stale
+        (a state is a few KB and most loads follow a commit this worker already holds)."""
+        key = self.keys.game(game_id)
+        cached = self._big.get(game_id)
+        args: list[str | int] = (
+            [cached.version, cached.state_len, cached.meta_len] if cached else ["", -2, -2]
+        )
+        reply = await self._load_cached(keys=[key], args=args)
+        if not reply:
+            self._big.pop(game_id, None)
             return None
+        full, flat = reply
+        raw = {_str(flat[i]): _str(flat[i + 1]) for i in range(0, len(flat), 2)}
+        if int(full) or cached is None:
+            state, meta = raw.get("s", ""), raw.get("m", "")
+            self._remember(game_id, _Cached.of(raw["v"], state, meta))
+        else:
+            state, meta = cached.state, cached.meta
+            self._big.move_to_end(game_id)
         presence = {k[2:]: int(v) for k, v in raw.items() if k.startswith("p:")}
         dl = raw.get("dl")
         return GameRecord(
             game_id=game_id,
             version=int(raw["v"]),
-            state=raw.get("s", ""),
-            meta=raw.get("m", ""),
+            state=state,
+            meta=meta,
             deadline_ms=int(dl) if dl else None,
             presence=presence,
         )
+
+    def _remember(self, game_id: str, cached: _Cached) -> None:
+        self._big[game_id] = cached
+        self._big.move_to_end(game_id)
+        if len(self._big) > RECORD_CACHE_SIZE:
+            self._big.popitem(last=False)
 
     async def version(self, game_id: str) -> int | None:
         raw = await self.redis.hget(self.keys.game(game_id), "v")
@@ -237,6 +281,7 @@ class RedisStore:
         if status != 1 and hints:
             await self._undo_hints(hints)
         if status == 1:
+            self._remember(game_id, _Cached.of(int(version), state, meta))
             return CommitResult(True, int(version))
         return CommitResult(False, int(version) if status == 0 else None)
 
@@ -270,6 +315,7 @@ class RedisStore:
         return _strs(await self.redis.lrange(self.keys.log(game_id), start, end))
 
     async def delete_game(self, game_id: str) -> None:
+        self._big.pop(game_id, None)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.delete(*self.keys.game_keys(game_id))
             pipe.zrem(

@@ -53,6 +53,7 @@ async def test_every_script_call_is_single_slot(
     try:
         t0 = now_ms()
         await store.create("g1", "s", "m", ttl_s=TTL)
+        assert (await store.load("g1")) is not None
         await store.touch("g1", "1", t0)
         await store.set_adapter("g1", "board", "5")
         assert (await store.commit("g1", 1, "s", "m", ["x"], Deadline(t0, t0 - 1), ttl_s=TTL)).ok

@@ -75,3 +75,31 @@ async def test_commit_is_one_round_trip(
         assert counter.count == 2  # one read, one commit
     finally:
         await store.close()
+
+
+async def test_cached_load_sees_other_workers_commits(
+    redis_url: str, redis_prefix: str, redis_client: aioredis.Redis
+) -> None:
+    """Each worker caches the big fields; a load still returns what Redis holds: another
+    worker's commit, a deleted game, and a game recreated under the same id and version."""
+    a = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    b = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        assert await a.create("g1", "s1", "m1", ttl_s=60)
+        first = await a.load("g1")
+        assert first is not None and (first.state, first.meta) == ("s1", "m1")
+        assert (await a.load("g1")) == first  # served from the cache: same record
+        assert (await b.commit("g1", 1, "s2-é", "m2", [], None, ttl_s=60)).ok
+        await b.touch("g1", "7", 1234)
+        seen = await a.load("g1")
+        assert seen is not None
+        assert (seen.version, seen.state, seen.meta) == (2, "s2-é", "m2")
+        assert seen.presence == {"7": 1234}
+        await b.delete_game("g1")
+        assert await a.load("g1") is None
+        assert await b.create("g1", "other", "m9", ttl_s=60, version=2)
+        again = await a.load("g1")
+        assert again is not None and (again.state, again.meta) == ("other", "m9")
+    finally:
+        await a.close()
+        await b.close()
