@@ -34,7 +34,8 @@ EARLY_EXPOSURE = 14.0  # a saboteur far from the gold mostly hides
 DIGGER_BREAK_AT = 0.74  # how sure a digger must be before breaking a suspect
 AGGR_REF = 0.6  # saboteurs per digger at which the base exposure settings were tuned (7 seats)
 AGGR_EARLY = 0.0  # how much less a thin saboteur side hides while the gold is far
-AGGR_NEAR = 0.0  # how many cards earlier a thin saboteur side starts blocking openly
+AGGR_NEAR = 1.5  # how many cards earlier a thin saboteur side starts blocking openly
+DISGUISE_W = 0.0  # far from the gold, a saboteur buys trust with public-looking progress
 IDLE_KEEP_W = 0.6  # a placement that gains nothing also costs the card's keep value
 AGGR_BREAK = 0.0  # extra will to break diggers when the saboteur side is thin
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
@@ -231,6 +232,9 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
             s -= w * min(pub_delta, 3.0) + (0.6 * w if info and info.kind == "deadend" else 0)
         elif block >= 0:
             s += 0.4 * w * min(-pub_delta, 1.5)
+        elif w >= EARLY_EXPOSURE * (1.0 - AGGR_EARLY * ctx.thin):
+            # helping a little while the gold is far: the table will trust this seat later
+            s += DISGUISE_W * min(-pub_delta, 1.5)
         if ctx.kind == "profiteer":
             s *= 0.7
         return s
