@@ -58,7 +58,9 @@ class ServiceCore:
         self._ai = ai
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
-        self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence write
+        self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence seen
+        # game -> the last record this worker loaded or committed, with its meta as stored
+        self._recent: OrderedDict[str, tuple[Loaded, str]] = OrderedDict()
         self._warning_handlers: list[WarningHandler] = []
         self.fired = 0  # timers this process fired (tests, metrics)
 
@@ -95,8 +97,35 @@ class ServiceCore:
             raise ServiceError("not_found", "no such game")
         meta = Meta.from_json(record.meta)
         state = self._decode(game_id, record.state) if record.state else None
-        return Loaded(
+        loaded = Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
+        )
+        self._keep_recent(loaded, record.meta)
+        return loaded
+
+    def _keep_recent(self, loaded: Loaded, meta_json: str) -> None:
+        self._recent[loaded.game_id] = (loaded, meta_json)
+        self._recent.move_to_end(loaded.game_id)
+        while len(self._recent) > STATE_CACHE_SIZE:
+            self._recent.popitem(last=False)
+
+    def _recent_at(self, game_id: str, version: int) -> Loaded | None:
+        """What this worker last loaded or committed for the game, if it is at ``version``:
+        a version's state and meta never change, so a move at that version can be decided
+        on it without a load — the commit's compare-and-set still rejects it if the game
+        has moved on. Presence may be a few seconds old (it only feeds ``online``)."""
+        hit = self._recent.get(game_id)
+        if hit is None or hit[0].version != version or hit[0].state is None:
+            return None
+        old, meta_json = hit
+        return Loaded(
+            game_id,
+            version,
+            Meta.from_json(meta_json),  # a fresh object: decisions mutate the meta
+            old.state,
+            old.state_json,
+            old.deadline_ms,
+            dict(old.presence),
         )
 
     def _decode(self, game_id: str, stored: str) -> Any:
@@ -168,11 +197,12 @@ class ServiceCore:
             if change.state_changed and change.state is not None
             else loaded.state_json
         )
+        meta_json = change.meta.to_stored()
         result = await self.store.commit(
             loaded.game_id,
             loaded.version,
             state_json,
-            change.meta.to_stored(),
+            meta_json,
             [movelog.encode(e) for e in change.log],
             change.deadline,
             ttl_s=self._ttl(change.meta, change.state),
@@ -200,6 +230,7 @@ class ServiceCore:
             deadline_ms,
             presence,
         )
+        self._keep_recent(new, meta_json)
         await self._after_commit(loaded, new)
         return new
 

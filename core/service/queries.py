@@ -26,7 +26,12 @@ class Queries(ServiceCore):
     # ================================================================= reads
     async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
         """The player's view, or the spectator view for anyone not seated."""
-        return self._view(await self._load(game_id), user_id)
+        loaded = await self._load(game_id)
+        if user_id is not None:  # presence as stored: a touch right after may be skipped
+            seen = loaded.presence.get(str(user_id))
+            if seen is not None and seen > self._touched.get((game_id, user_id), 0):
+                self._remember_touch(game_id, user_id, seen)
+        return self._view(loaded, user_id)
 
     async def version(self, game_id: str) -> int:
         """The current version only (one small read; websocket resyncs)."""
@@ -92,17 +97,20 @@ class Queries(ServiceCore):
         """Mark a user present (the ``online`` flag); no version change, no notice.
 
         A client re-reads its view after every notice: writing presence each time would be
-        a Redis round trip per GET for a flag with a 2-minute window, so this worker skips
-        the write when it wrote the same (game, user) less than TOUCH_EVERY_MS ago."""
+        a Redis round trip per GET for a flag with a 2-minute window, so the write is
+        skipped when the stored presence (as this worker last saw or wrote it) is less than
+        TOUCH_EVERY_MS old: ``online`` then lasts 1.5–2 minutes after the last request."""
         now = self.now_ms()
-        key = (game_id, user_id)
-        last = self._touched.get(key)
+        last = self._touched.get((game_id, user_id))
         if last is not None and 0 <= now - last < TOUCH_EVERY_MS:
             return
         await self.store.touch(game_id, str(user_id), now)
+        self._remember_touch(game_id, user_id, now)
+
+    def _remember_touch(self, game_id: str, user_id: int, ms: int) -> None:
         if len(self._touched) >= 50_000:
             self._touched.clear()
-        self._touched[key] = now
+        self._touched[(game_id, user_id)] = ms
 
     def listen(self, game_id: str) -> AsyncIterator[int]:
         """Versions of one game as they are committed (any worker), via pub/sub."""

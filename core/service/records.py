@@ -22,7 +22,7 @@ WarningHandler = Callable[[TurnWarning], Awaitable[None]]
 
 MAX_ATTEMPTS = 8
 STATE_CACHE_SIZE = 1024  # decoded states kept per worker (a load test drives ~1,000 games)
-TOUCH_EVERY_MS = 5000  # presence is written at most this often per (game, user) and worker
+TOUCH_EVERY_MS = 30_000  # presence (online window 120 s) is rewritten at most this often
 
 
 def new_game_id() -> str:

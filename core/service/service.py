@@ -274,31 +274,47 @@ class GameService(Timers, Queries):
                     raise
                 return SubmitResult("forbidden", await self.view(game_id, user_id), exc.code)
         async with self._lock(game_id):
-            loaded = await self._load(game_id)
-            meta = loaded.meta
-            seat = meta.seat_of(user_id)
-            if move["type"] == "timeout":
-                return SubmitResult("forbidden", self._view(loaded, user_id), "server_only")
-            if seat is None:
-                return SubmitResult("forbidden", self._view(loaded, user_id), "not_seated")
-            if loaded.version != expected_version:
-                return SubmitResult("stale", self._view(loaded, user_id), "stale_version")
-            if loaded.state is None or meta.cancelled:
-                return SubmitResult("illegal", self._view(loaded, user_id), "wrong_phase")
-            if meta.seats[seat].auto:
-                return SubmitResult("forbidden", self._view(loaded, user_id), "seat_taken_over")
-            try:
-                change = self._step(loaded, meta, seat, move)
-            except engine.IllegalMove as exc:
-                return SubmitResult(
-                    "illegal", self._view(loaded, user_id), str(exc.reason), exc.message
-                )
-            except engine.MoveFormatError as exc:
-                return SubmitResult("invalid", self._view(loaded, user_id), "bad_move", str(exc))
-            meta.seats[seat].timeouts = 0
-            change.present = user_id
-            new = await self._commit(loaded, change)
-            if new is None:
+            recent = self._recent_at(game_id, expected_version)
+            if recent is not None:  # the usual case: no load, straight to the commit
+                result = await self._submit_at(recent, user_id, move, expected_version)
+                if result is not None and result.status == "ok":
+                    return result
+            # anything else is answered from a fresh load
+            done = await self._submit_at(
+                await self._load(game_id), user_id, move, expected_version
+            )
+            if done is None:
                 current = await self._load(game_id)
                 return SubmitResult("stale", self._view(current, user_id), "stale_version")
-            return SubmitResult("ok", self._view(new, user_id))
+            return done
+
+    async def _submit_at(
+        self, loaded: Loaded, user_id: int, move: dict[str, Any], expected_version: int
+    ) -> SubmitResult | None:
+        """Decide and commit a move on ``loaded``; None when the commit lost the race."""
+        meta = loaded.meta
+        seat = meta.seat_of(user_id)
+        if move["type"] == "timeout":
+            return SubmitResult("forbidden", self._view(loaded, user_id), "server_only")
+        if seat is None:
+            return SubmitResult("forbidden", self._view(loaded, user_id), "not_seated")
+        if loaded.version != expected_version:
+            return SubmitResult("stale", self._view(loaded, user_id), "stale_version")
+        if loaded.state is None or meta.cancelled:
+            return SubmitResult("illegal", self._view(loaded, user_id), "wrong_phase")
+        if meta.seats[seat].auto:
+            return SubmitResult("forbidden", self._view(loaded, user_id), "seat_taken_over")
+        try:
+            change = self._step(loaded, meta, seat, move)
+        except engine.IllegalMove as exc:
+            return SubmitResult(
+                "illegal", self._view(loaded, user_id), str(exc.reason), exc.message
+            )
+        except engine.MoveFormatError as exc:
+            return SubmitResult("invalid", self._view(loaded, user_id), "bad_move", str(exc))
+        meta.seats[seat].timeouts = 0
+        change.present = user_id
+        new = await self._commit(loaded, change)
+        if new is None:
+            return None
+        return SubmitResult("ok", self._view(new, user_id))

@@ -265,3 +265,28 @@ async def test_concurrent_submits_in_one_process(service: GameService) -> None:
     )
     assert sorted(r.status for r in results) == ["ok"] + ["stale"] * (len(results) - 1)
     assert not service._locks  # nothing left behind
+
+
+async def test_move_decided_on_a_stale_cache_loses_to_another_worker(
+    store: GameStore, clock: Clock
+) -> None:
+    """A worker decides a move on the record it last saw (no load); when another worker
+    has committed meanwhile, the compare-and-set refuses it: 409 with the current view,
+    nothing applied twice, and the next move at the right version works."""
+    from conftest import FAST
+
+    here, there = GameService(store, FAST, clock=clock), GameService(store, FAST, clock=clock)
+    game_id = await human_game(here)
+    user = await actor_user(here, game_id)
+    view = await here.view(game_id, user)  # `here` now holds this version
+    version, move = view["version"], view["legal_moves"][0]
+    assert (await there.submit(game_id, user, move, version)).status == "ok"
+    late = await here.submit(game_id, user, move, version)
+    assert late.status == "stale" and late.view is not None
+    assert late.view["version"] == version + 1
+    assert len(await here.move_log(game_id)) == 1
+    nxt = await actor_user(here, game_id)
+    fresh = await here.view(game_id, nxt)
+    done = await here.submit(game_id, nxt, fresh["legal_moves"][0], version + 1)
+    assert done.status == "ok" and done.view is not None and done.view["version"] == version + 2
+    assert [e["v"] for e in await there.move_log(game_id)] == [version + 1, version + 2]
