@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -25,6 +26,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 TELEGRAM_FRAMERS = "https://web.telegram.org https://*.telegram.org https://telegram.org"
 COMPRESS_MIN = 1024
+GZIP_LEVEL = 1  # views are repetitive JSON: level 1 gets most of the gain for a third of the CPU
 STORE_RETRY_AFTER_S = 2
 
 
@@ -102,12 +104,23 @@ async def security_headers(request: web.Request, handler: Handler) -> web.Stream
     if (
         isinstance(response, web.Response)
         and response.content_type == "application/json"
-        and response.body is not None
-        and len(response.body) >= COMPRESS_MIN  # type: ignore[arg-type]
+        and isinstance(response.body, bytes)
+        and len(response.body) >= COMPRESS_MIN
+        and "Content-Encoding" not in h
         and "gzip" in request.headers.get("Accept-Encoding", "")
     ):
-        response.enable_compression(web.ContentCoding.gzip)
+        gzip_body(response, response.body)
     return response
+
+
+def gzip_body(response: web.Response, body: bytes) -> None:
+    """Compress here, at once, rather than with ``enable_compression``: aiohttp would
+    hand every body over 1 KB to a thread pool (a thread hop and a wake-up per response
+    for ~50 µs of work) at zlib's default level."""
+    packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    response.body = packer.compress(body) + packer.flush()
+    response.headers["Content-Encoding"] = "gzip"
+    response.headers.add("Vary", "Accept-Encoding")
 
 
 def _session_from_header(request: web.Request) -> Session | None:

@@ -431,3 +431,21 @@ async def test_server_timing_header(memory_service: GameService, make_client: Cl
     client = await make_client(memory_service)
     r = await client.get("/healthz")
     assert re.fullmatch(r"app;dur=\d+\.\d\d", r.headers["Server-Timing"])
+
+
+async def test_views_are_gzipped_when_asked(
+    memory_service: GameService, make_client: ClientMaker
+) -> None:
+    """A view (several KB) goes out gzipped to clients that accept it, plain otherwise."""
+    client = await make_client(memory_service)
+    game_id, _ = await two_player_game(memory_service)
+    ann = await session_token(client, 1, "Ann")
+    r = await client.get(f"/api/games/{game_id}", headers={**ann, "Accept-Encoding": "gzip"})
+    assert r.status == 200 and r.headers.get("Content-Encoding") == "gzip"
+    assert "Accept-Encoding" in r.headers.get("Vary", "")
+    zipped = await r.json()  # the client inflates it
+    r = await client.get(f"/api/games/{game_id}", headers={**ann, "Accept-Encoding": "identity"})
+    assert r.status == 200 and "Content-Encoding" not in r.headers
+    assert await r.json() == zipped and zipped["game_id"] == game_id
+    small = await client.get("/healthz", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in small.headers  # tiny bodies are not worth it
