@@ -6,11 +6,10 @@ import asyncio
 import json
 from typing import Any
 
-from service_clock import Clock
-
 from core import engine
 from core.service import ChatKey, GameService, ServiceConfig, TurnWarning, UserRef
 from core.store import GameStore
+from tests.core.service.service_clock import Clock
 
 USERS = [UserRef(i, f"P{i}") for i in range(1, 7)]
 CHAT = ChatKey(-500)
@@ -273,7 +272,7 @@ async def test_move_decided_on_a_stale_cache_loses_to_another_worker(
     """A worker decides a move on the record it last saw (no load); when another worker
     has committed meanwhile, the compare-and-set refuses it: 409 with the current view,
     nothing applied twice, and the next move at the right version works."""
-    from conftest import FAST
+    from tests.core.service.conftest import FAST
 
     here, there = GameService(store, FAST, clock=clock), GameService(store, FAST, clock=clock)
     game_id = await human_game(here)
