@@ -8,11 +8,10 @@ import re
 import time
 from typing import Any
 
-from conftest import BotEnv
-from fake_bot_api import Call, FakeChat, FakeUser, buttons
-
 from core.service.models import ChatKey
 from telegram_bot.i18n import LANGUAGES, Translator
+from tests.telegram_bot.conftest import BotEnv
+from tests.telegram_bot.fake_bot_api import Call, FakeChat, FakeUser, buttons
 
 CALLBACK_RE = re.compile(r"^[A-Za-z]{1,4}:[A-Za-z0-9_-]{1,16}:\d{1,9}(:[A-Za-z0-9_]{1,8}){0,3}$")
 ROLE_IDS = ("GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF", "GOLD_DIGGER_BLUE", "GOLD_DIGGER_GREEN",

@@ -5,17 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from fake_bot_api import TOKEN, FakeBotAPI
 
 from core.service.models import ServiceConfig
 from core.service.service import GameService
@@ -23,6 +17,7 @@ from core.settings import Settings
 from core.store import MemoryStore
 from telegram_bot.app import BotOptions, build_application, start_bot, stop_bot
 from telegram_bot.deps import BotDeps
+from tests.telegram_bot.fake_bot_api import TOKEN, FakeBotAPI
 
 
 @pytest.fixture

@@ -6,12 +6,11 @@ from __future__ import annotations
 import random
 from datetime import datetime
 
-from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
-from conftest import BotEnv, running_bot
-from fake_bot_api import FakeBotAPI, buttons
-
 from core.service.models import ServiceConfig
 from telegram_bot.app import BotOptions
+from tests.telegram_bot.bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
+from tests.telegram_bot.conftest import BotEnv, running_bot
+from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
 
 
 async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:

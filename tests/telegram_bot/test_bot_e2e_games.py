@@ -12,12 +12,18 @@ import random
 import time
 from typing import Any
 
-from bot_driver import assert_no_leaks, hand_ids, join, open_lobby, play_game, wait_async
-from conftest import BotEnv, running_bot
-from fake_bot_api import FakeBotAPI, buttons
-
 from core.store import RedisStore
 from telegram_bot.i18n import Translator
+from tests.telegram_bot.bot_driver import (
+    assert_no_leaks,
+    hand_ids,
+    join,
+    open_lobby,
+    play_game,
+    wait_async,
+)
+from tests.telegram_bot.conftest import BotEnv, running_bot
+from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
 
 
 async def _secrets_during(env: BotEnv, game_id: str, users: list[int], stop: asyncio.Event,

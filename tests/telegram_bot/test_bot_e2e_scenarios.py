@@ -9,7 +9,8 @@ import copy
 import random
 from typing import Any
 
-from bot_driver import (
+from core.service.models import ChatKey
+from tests.telegram_bot.bot_driver import (
     assert_no_leaks,
     callback_parts,
     join,
@@ -18,10 +19,8 @@ from bot_driver import (
     play_turn,
     wait_async,
 )
-from conftest import BotEnv
-from fake_bot_api import FakeChat, FakeUser, buttons, find_button
-
-from core.service.models import ChatKey
+from tests.telegram_bot.conftest import BotEnv
+from tests.telegram_bot.fake_bot_api import FakeChat, FakeUser, buttons, find_button
 
 
 async def _players(env: BotEnv, names: list[str], *, started: bool = True) -> list[FakeUser]:

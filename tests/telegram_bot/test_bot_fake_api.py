@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from fake_bot_api import BOT_USERNAME, TOKEN, FakeBotAPI
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.error import BadRequest, Forbidden, RetryAfter
+
+from tests.telegram_bot.fake_bot_api import BOT_USERNAME, TOKEN, FakeBotAPI
 
 
 async def test_semantics(fake_api: FakeBotAPI) -> None:

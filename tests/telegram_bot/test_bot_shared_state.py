@@ -15,14 +15,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
-from bot_driver import join, open_lobby, wait_async
-from conftest import BotEnv, make_settings, running_bot
-from fake_bot_api import FakeBotAPI
 
 from core.service.models import ServiceConfig
 from core.service.service import GameService
 from core.store import RedisStore
 from telegram_bot.app import BotOptions, attach_bot, build_application
+from tests.telegram_bot.bot_driver import join, open_lobby, wait_async
+from tests.telegram_bot.conftest import BotEnv, make_settings, running_bot
+from tests.telegram_bot.fake_bot_api import FakeBotAPI
 
 CONFIG = ServiceConfig(think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2,
                        timer_interval_s=0.05)

@@ -7,13 +7,13 @@ import asyncio
 import socket
 
 from aiohttp import web
-from conftest import make_settings
-from fake_bot_api import FakeBotAPI
 
 from core.service.models import ChatKey, ServiceConfig
 from core.service.service import GameService
 from core.store import MemoryStore
 from telegram_bot.app import BotOptions, attach_bot, build_application
+from tests.telegram_bot.conftest import make_settings
+from tests.telegram_bot.fake_bot_api import FakeBotAPI
 
 
 def _free_port() -> int:

@@ -16,14 +16,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
-from bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
-from conftest import BotEnv, make_settings
-from fake_bot_api import FakeBotAPI
 
 from core.service.models import ServiceConfig
 from core.service.service import GameService
 from core.store import RedisStore
 from telegram_bot.app import BotOptions, attach_bot, build_application
+from tests.telegram_bot.bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
+from tests.telegram_bot.conftest import BotEnv, make_settings
+from tests.telegram_bot.fake_bot_api import FakeBotAPI
 
 
 def _free_port() -> int:

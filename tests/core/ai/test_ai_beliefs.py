@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ai_views import START, make_view
-
 from core.ai import beliefs, choose_move
+from tests.core.ai.ai_views import START, make_view
 
 ROAD = {(x, 0): ("S1_STRAIGHT_EW", False) for x in range(1, 4)}
 

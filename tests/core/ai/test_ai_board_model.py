@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ai_views import START, make_view
-
 from core.ai.board_model import INF, Board
+from tests.core.ai.ai_views import START, make_view
 
 
 def board(cells: dict[tuple[int, int], tuple[str, bool]]) -> Board:

@@ -7,9 +7,8 @@ agent passes with overwhelming probability (seeded, so the run is reproducible a
 
 from __future__ import annotations
 
-from conftest import engine
-
 from core.ai.evaluate import Assignment, parse_kind, play_games, wilson
+from tests.core.ai.conftest import engine
 
 
 def _cfg(players: int) -> object:

@@ -13,9 +13,9 @@ import random
 from typing import Any
 
 import pytest
-from conftest import engine
 
 from core.ai import beliefs, choose_move
+from tests.core.ai.conftest import engine
 
 # every field the API view may carry (API.md) - the agents may read these, nothing else
 VIEW_KEYS = {

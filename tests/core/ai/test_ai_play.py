@@ -6,9 +6,9 @@ import random
 from typing import Any
 
 import pytest
-from conftest import engine, sample_views
 
 from core.ai import LEVELS, beliefs, choose_move
+from tests.core.ai.conftest import engine, sample_views
 
 
 def _play(

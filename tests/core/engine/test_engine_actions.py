@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from engine_builders import build, hand_ids, iid
 
 from core.engine import IllegalMove, MoveFormatError, Reason, apply_move, legal_moves, view_for
+from tests.core.engine.engine_builders import build, hand_ids, iid
 
 
 def refuse(state, seat, move) -> Reason:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_builders import build, iid, make_board
 
 from core.engine import IllegalMove, Reason, apply_move, legal_moves, phase, view_for
 from core.engine.board import key, stone_turn
 from core.engine.cards import CARD_INDEX
+from tests.core.engine.engine_builders import build, iid, make_board
 
 EW = "S1_STRAIGHT_EW"
 ROW = [(x, 0, EW, False) for x in range(1, 7)]

@@ -6,7 +6,6 @@ import json
 from dataclasses import replace
 
 import pytest
-from engine_builders import build, iid
 
 from core.engine import (
     GameConfig,
@@ -24,6 +23,7 @@ from core.engine import (
     view_for,
     waiting_on,
 )
+from tests.core.engine.engine_builders import build, iid
 
 D, S = "GOLD_DIGGER", "SABOTEUR"
 

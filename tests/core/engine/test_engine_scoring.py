@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from engine_builders import build, iid
 
 from core.engine import (
     ConfigError,
@@ -18,6 +17,7 @@ from core.engine import (
     new_game,
     view_for,
 )
+from tests.core.engine.engine_builders import build, iid
 
 EW = "S1_STRAIGHT_EW"
 ROW7 = [(x, 0, EW, False) for x in range(1, 8)]

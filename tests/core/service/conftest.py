@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from service_clock import Clock
 
 from core.service import GameService, ServiceConfig
 from core.store import GameStore, MemoryStore, RedisStore
+from tests.core.service.service_clock import Clock
 
 FAST = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0)
 

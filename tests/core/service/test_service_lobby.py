@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from service_clock import Clock
 
 from core.service import ChatKey, GameService, ServiceError, UserRef
+from tests.core.service.service_clock import Clock
 
 ANN, BO, CY, DI = (UserRef(i, n) for i, n in [(1, "Ann"), (2, "Bo"), (3, "Cy"), (4, "Di")])
 CHAT = ChatKey(-100)

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from service_clock import Clock
 
 from core.service import ChatKey, GameService, ServiceConfig, ServiceError, UserRef
 from core.store import GameStore, RedisStore
+from tests.core.service.service_clock import Clock
 
 ANN, BO, CY = (UserRef(i, n, lang) for i, n, lang in [(1, "Ann", "en"), (2, "Bo", "zh-hant"),
                                                        (3, "Cy", None)])

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from redis.asyncio.connection import AbstractConnection
-from store_commands import CommandLog
 
 from core.store import GameStore, MemoryStore, RedisStore
+from tests.core.store.store_commands import CommandLog
 
 
 @pytest.fixture(autouse=True)

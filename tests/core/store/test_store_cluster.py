@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_commands import CommandLog
 
 from core.service import GameService, ServiceConfig, UserRef
 from core.store import Deadline, RedisStore, lua
 from core.store.keys import timer_member
+from tests.core.store.store_commands import CommandLog
 
 TTL = 60
 SCRIPTS = {
