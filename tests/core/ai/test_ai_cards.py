@@ -1,4 +1,4 @@
-"""The agents' embedded card table agrees with the shared catalogue and the engine's."""
+"""The agents' card table, derived from the engine's catalogue, agrees with cards.json."""
 
 from __future__ import annotations
 
