@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
@@ -554,18 +553,6 @@ def _tally_beliefs(prev: GameState, end: GameState, assign: Any, run: Run) -> No
             run.belief_samples += 1
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of k successes in n (a formula, kept here so that random
-    runs do not depend on core.ai importing)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
-
-
 # ---------------------------------------------------------------------------- CLI
 
 
@@ -665,6 +652,8 @@ def simulate(ns: argparse.Namespace) -> dict[str, Any]:
         "options": config.options(),
         "seed": ns.seed,
     }
+    from core.ai.evaluate import wilson  # a plain formula; core.ai is pure and cheap
+
     rates = {}
     for lab, k in outcomes.items():
         lo, hi = wilson(k, run.rounds)
