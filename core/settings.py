@@ -24,6 +24,16 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
+    """``choices[0]`` when unset; anything else must be one of ``choices``."""
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return choices[0]
+    if raw not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything a process needs to know about its environment."""
@@ -48,6 +58,7 @@ class Settings:
     lobby_idle_hours: int = 24
     game_idle_hours: int = 72
     archive_retention_days: int = 90
+    event_loop: str = "uvloop"
 
     @property
     def runs_bot(self) -> bool:
@@ -92,4 +103,5 @@ class Settings:
             lobby_idle_hours=max(1, _int(env, "LOBBY_IDLE_HOURS", 24)),
             game_idle_hours=max(1, _int(env, "GAME_IDLE_HOURS", 72)),
             archive_retention_days=max(1, _int(env, "ARCHIVE_RETENTION_DAYS", 90)),
+            event_loop=_choice(env, "EVENT_LOOP", ("uvloop", "asyncio")),
         )

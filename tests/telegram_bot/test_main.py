@@ -158,3 +158,20 @@ def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) 
         assert healthy()
     finally:
         _stop(proc)
+
+
+def test_event_loop_setting_picks_uvloop_or_the_standard_loop() -> None:
+    from telegram_bot.main import _loop_factory
+
+    assert Settings.from_env({}).event_loop == "uvloop"
+    assert Settings.from_env({"EVENT_LOOP": "AsyncIO"}).event_loop == "asyncio"
+    with pytest.raises(ValueError, match="EVENT_LOOP must be one of uvloop, asyncio"):
+        Settings.from_env({"EVENT_LOOP": "trio"})
+    assert _loop_factory(Settings(event_loop="asyncio")) is None
+    factory = _loop_factory(Settings(event_loop="uvloop"))
+    assert factory is not None
+    loop = factory()
+    try:
+        assert type(loop).__module__.startswith("uvloop")
+    finally:
+        loop.close()
