@@ -24,6 +24,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.maint_notifications import MaintNotificationsConfig
 
 from core.store import lua
 from core.store.base import (
@@ -161,9 +162,20 @@ class RedisStore:
         redis-py's default pool raises once ``max_connections`` are busy, which turns a
         burst of concurrent requests into errors; a blocking pool queues them (up to
         ``pool_timeout`` seconds) and caps the connections a worker opens.
+
+        Maintenance notifications (a Redis Enterprise / RESP3 feature, ``"auto"`` by
+        default in redis-py 8) are turned off: while they are on, the pool skips its
+        check of a connection on checkout ("closed by the server, or unread data?"), so
+        after a Redis restart *every* idle pooled connection was handed out dead and
+        failed its first command — requests answered 503 and timer claims and fires
+        failed one after another for seconds after Redis was back (issue 8). With the
+        check, a dead connection is replaced before it is used.
         """
         max_connections = int(client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS))
         pool_timeout = float(client_kwargs.pop("pool_timeout", POOL_TIMEOUT_S))
+        client_kwargs.setdefault(
+            "maint_notifications_config", MaintNotificationsConfig(enabled=False)
+        )
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             decode_responses=True,
