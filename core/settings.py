@@ -59,6 +59,7 @@ class Settings:
     game_idle_hours: int = 72
     archive_retention_days: int = 90
     event_loop: str = "uvloop"
+    timer_process: bool = True  # WORKERS > 1: turn timers in a process of their own
 
     @property
     def runs_bot(self) -> bool:
@@ -104,4 +105,5 @@ class Settings:
             game_idle_hours=max(1, _int(env, "GAME_IDLE_HOURS", 72)),
             archive_retention_days=max(1, _int(env, "ARCHIVE_RETENTION_DAYS", 90)),
             event_loop=_choice(env, "EVENT_LOOP", ("uvloop", "asyncio")),
+            timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
         )

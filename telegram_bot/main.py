@@ -11,7 +11,12 @@
 - ``WORKERS`` > 1: a supervisor starts that many worker processes sharing the port
   (``SO_REUSEPORT``) and restarts any that dies. Several workers need Redis (the only store
   they can share) and, with a token, webhook mode (two pollers would steal each other's
-  updates).
+  updates). Unless ``TIMER_PROCESS=0``, the supervisor also runs one **timer process** (no
+  HTTP) that fires turn deadlines and plays the computer seats, so timers do not queue
+  behind hundreds of requests on a busy worker's event loop; the workers keep a fallback
+  that fires a deadline overdue by more than a second, so turns still advance while the
+  timer process is down (it is restarted like a worker). One process (``WORKERS=1``,
+  local mode) fires its own timers.
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ import signal
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 
 from aiohttp import web
 
 from core.service import GameService, ServiceConfig
+from core.service.models import TimerRole
 from core.settings import Settings
 from core.store import open_store
 from miniapp.server import create_app
@@ -35,6 +42,8 @@ from miniapp.server import create_app
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF_S = 1.0
+TIMER_SLOT = -1  # the supervisor's key for the timer process (workers are 0..N-1)
+TIMER_PROCESS_INTERVAL_S = 0.1
 
 
 def check_settings(settings: Settings) -> list[str]:
@@ -52,20 +61,33 @@ def check_settings(settings: Settings) -> list[str]:
     return problems
 
 
-def build_web_app(settings: Settings) -> web.Application:
-    """The aiohttp application of one worker: service, API, static page, bot and timers."""
+def uses_timer_process(settings: Settings) -> bool:
+    """Several workers on Redis: timers get a process of their own (``TIMER_PROCESS``)."""
+    return settings.workers > 1 and bool(settings.redis_url) and settings.timer_process
+
+
+def build_service(settings: Settings, role: TimerRole) -> GameService:
+    """The game service of one process; ``role`` says which timers it fires."""
     store = open_store(
         settings.redis_url,
         prefix=settings.redis_prefix,
         archive_retention_s=settings.archive_retention_days * 86400,
     )
-    service = GameService(
-        store,
-        ServiceConfig(
-            lobby_ttl_s=settings.lobby_idle_hours * 3600,
-            game_ttl_s=settings.game_idle_hours * 3600,
-        ),
+    config = ServiceConfig(
+        lobby_ttl_s=settings.lobby_idle_hours * 3600,
+        game_ttl_s=settings.game_idle_hours * 3600,
+        timer_role=role,
     )
+    if role == "turns":  # a process of its own: polling Redis often costs it nothing else
+        config = replace(config, timer_interval_s=TIMER_PROCESS_INTERVAL_S)
+    return GameService(store, config)
+
+
+def build_web_app(settings: Settings) -> web.Application:
+    """The aiohttp application of one worker: service, API, static page, bot and timers
+    (all of them, or only the fallback when a timer process runs next to the workers)."""
+    service = build_service(settings, "fallback" if uses_timer_process(settings) else "all")
+    store = service.store
     app = create_app(service, settings)
 
     async def store_and_timers(_app: web.Application) -> AsyncIterator[None]:
@@ -127,6 +149,37 @@ async def announce_local_table(app: web.Application, settings: Settings) -> None
     )
 
 
+async def serve_timers(settings: Settings) -> None:
+    """The timer process: fire turn deadlines and computer moves until SIGINT/SIGTERM.
+
+    No HTTP: the supervisor restarts it if it dies, and the workers' fallback fires
+    whatever falls overdue meanwhile. Everything it commits reaches the workers (and so
+    the sockets and the bot) through the store's change notices, like any commit.
+    """
+    service = build_service(settings, "turns")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    timers = asyncio.create_task(service.run_timers(stop), name="game-timers")
+    try:
+        await stop.wait()
+    finally:
+        stop.set()
+        try:
+            await asyncio.wait_for(timers, 10)
+        except Exception:  # a timeout included: it is cancelled
+            timers.cancel()
+            await asyncio.gather(timers, return_exceptions=True)
+        await service.store.close()
+
+
+def run_timer_process(settings: Settings) -> None:
+    _configure_logging()
+    with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
+        runner.run(serve_timers(settings))
+
+
 def run_worker(settings: Settings, worker: int = 0) -> None:
     _configure_logging()
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
@@ -147,16 +200,23 @@ def _loop_factory(settings: Settings) -> Callable[[], asyncio.AbstractEventLoop]
 
 
 def supervise(settings: Settings) -> None:
-    """Start ``WORKERS`` processes and keep that many alive until SIGINT/SIGTERM."""
+    """Start ``WORKERS`` processes (and the timer process, see ``uses_timer_process``) and
+    keep them alive until SIGINT/SIGTERM."""
     ctx = multiprocessing.get_context("spawn")
     procs: dict[int, multiprocessing.process.BaseProcess] = {}
     stopping = False
 
+    def name(worker: int) -> str:
+        return "timer process" if worker == TIMER_SLOT else f"worker {worker}"
+
     def spawn(worker: int) -> None:
-        proc = ctx.Process(target=run_worker, args=(settings, worker), name=f"worker-{worker}")
+        if worker == TIMER_SLOT:
+            proc = ctx.Process(target=run_timer_process, args=(settings,), name="timers")
+        else:
+            proc = ctx.Process(target=run_worker, args=(settings, worker), name=f"worker-{worker}")
         proc.start()
         procs[worker] = proc
-        log.info("worker %d started (pid %s)", worker, proc.pid)
+        log.info("%s started (pid %s)", name(worker), proc.pid)
 
     def stop(signum: int, _frame: object) -> None:
         nonlocal stopping
@@ -166,15 +226,19 @@ def supervise(settings: Settings) -> None:
     signal.signal(signal.SIGINT, stop)
     for worker in range(settings.workers):
         spawn(worker)
+    timers = uses_timer_process(settings)
+    if timers:
+        spawn(TIMER_SLOT)
     print(
-        f"Saboteur: {settings.workers} workers on http://{settings.host}:{settings.port}",
+        f"Saboteur: {settings.workers} workers on http://{settings.host}:{settings.port}"
+        + (" and a timer process" if timers else ""),
         flush=True,
     )
     while not stopping:
         time.sleep(0.2)
         for worker, proc in list(procs.items()):
             if not proc.is_alive() and not stopping:
-                log.warning("worker %d exited with %s; restarting", worker, proc.exitcode)
+                log.warning("%s exited with %s; restarting", name(worker), proc.exitcode)
                 time.sleep(RESTART_BACKOFF_S)
                 spawn(worker)
     for proc in procs.values():

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 SubmitStatus = Literal["ok", "stale", "illegal", "forbidden", "invalid"]
+TimerRole = Literal["all", "turns", "fallback"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,4 +107,13 @@ class ServiceConfig:
     # Firing is a compare-and-set at the armed version, so a second fire is harmless: keep
     # the lease short so a turn never waits much past its deadline (issue 8: +2 s).
     timer_lease_ms: int = 1_000
+    # Which due timers this process fires (see ``Timers.run_timers``): "all" (one process,
+    # or every worker alike), "turns" (the dedicated timer process: turn deadlines and
+    # computer moves) or "fallback" (an API worker next to a timer process: the bot's turn
+    # warnings, and turn deadlines overdue by more than ``timer_fallback_after_ms`` that
+    # nobody holds, polled every ``timer_fallback_interval_s``). A deadline is fired once
+    # whatever the roles: the claim's lease and the versioned commit decide.
+    timer_role: TimerRole = "all"
+    timer_fallback_after_ms: int = 1_000
+    timer_fallback_interval_s: float = 0.25
     update_dedupe_ttl_s: int = 3600

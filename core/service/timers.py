@@ -10,6 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core import engine
 from core.service.agents import choose, move_seed
@@ -19,23 +23,48 @@ from core.service.models import (
     TurnWarning,
 )
 from core.service.records import Loaded, Plan, WarningHandler
-from core.store import TIMER_WARN, Deadline, TimerClaim
+from core.store import TIMER_TURN, TIMER_WARN, Deadline, TimerClaim
+from core.store.base import TIMER_KINDS
 
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 5_000  # timer index repair (store.sweep_timers), one SCAN batch a time
+# The store is unreachable (Redis restarting, a cut connection): retry soon, quietly.
+STORE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 
 
 class Timers(ServiceCore):
+    fallback_fired = 0  # turn deadlines this process took over as the fallback (tests, logs)
+
     def on_turn_warning(self, handler: WarningHandler) -> None:
         """Call ``handler`` once (on one worker) shortly before a human's turn runs out."""
         self._warning_handlers.append(handler)
 
     # ================================================================ timers
     async def run_timers(self, stop: asyncio.Event | None = None) -> None:
-        """Background task: fire due deadlines, from whichever worker claims them first."""
+        """Background task: fire due deadlines, from whichever worker claims them first.
+
+        ``ServiceConfig.timer_role`` says which: ``all`` (one process, or every worker
+        alike), ``turns`` (the dedicated timer process of a multi-worker deployment: turn
+        deadlines and computer moves, polled every ``timer_interval_s``) or ``fallback``
+        (an API worker next to that process: the bot's turn warnings, plus any turn
+        deadline more than ``timer_fallback_after_ms`` overdue that nobody holds — so turns
+        still advance while the timer process is down or starved).
+
+        While the store is unreachable the loop retries quickly (20 ms, doubling up to its
+        interval) and logs one warning per outage instead of a traceback per poll: the
+        first poll after the store is back claims what fell due meanwhile.
+        """
+        role = self.config.timer_role
+        interval = (
+            self.config.timer_fallback_interval_s if role == "fallback"
+            else self.config.timer_interval_s
+        )
         last_prune = last_sweep = 0
+        down_since: float | None = None
+        failures = 0
         while stop is None or not stop.is_set():
+            delay = interval
             try:
                 fired = await self.fire_due()
                 now = self.now_ms()
@@ -45,26 +74,54 @@ class Timers(ServiceCore):
                 if now - last_prune > 600_000:
                     last_prune = now
                     await self.store.prune_archive(now)
+                if down_since is not None:
+                    log.warning("timers: store back after %.2f s", time.monotonic() - down_since)
+                    down_since, failures = None, 0
             except asyncio.CancelledError:
                 raise
+            except STORE_DOWN as exc:
+                if down_since is None:
+                    down_since = time.monotonic()
+                    log.warning("timers: store unavailable (%s); retrying", exc)
+                failures += 1
+                fired = 0
+                delay = min(interval, 0.01 * 2**failures)
             except Exception:
                 log.exception("timer loop error")
                 fired = 0
             if not fired:
                 if stop is None:
-                    await asyncio.sleep(self.config.timer_interval_s)
+                    await asyncio.sleep(delay)
                 else:
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(stop.wait(), self.config.timer_interval_s)
+                        await asyncio.wait_for(stop.wait(), delay)
 
     async def fire_due(self, limit: int = 50) -> int:
-        """Claim and fire what is due now; returns how many claims were handled."""
-        claims = await self.store.claim_due(self.now_ms(), limit, self.config.timer_lease_ms)
+        """Claim and fire what is due now (what this worker's role takes); returns how
+        many claims were handled. A claim whose firing failed is given back at once."""
+        role = self.config.timer_role
+        kinds = TIMER_TURN if role == "turns" else TIMER_KINDS
+        overdue = self.config.timer_fallback_after_ms if role == "fallback" else None
+        claims = await self.store.claim_due(
+            self.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
+        )
         if claims:
             results = await asyncio.gather(*(self._fire(c) for c in claims), return_exceptions=True)
             for claim, result in zip(claims, results, strict=True):
                 if isinstance(result, BaseException):
-                    log.error("timer %s failed", claim, exc_info=result)
+                    if isinstance(result, STORE_DOWN):
+                        log.warning("timer %s failed: store unavailable (%s)", claim, result)
+                    else:
+                        log.error("timer %s failed", claim, exc_info=result)
+                    with contextlib.suppress(Exception):
+                        await self.store.timer_release(claim)
+            if overdue is not None:
+                late = [c for c, r in zip(claims, results, strict=True)
+                        if c.kind == TIMER_TURN and not isinstance(r, BaseException)]
+                if late:
+                    self.fallback_fired += len(late)
+                    log.warning("timers: fired %d overdue deadline(s) as the fallback "
+                                "(is the timer process down or starved?)", len(late))
         return len(claims)
 
     async def _fire(self, claim: TimerClaim) -> None:

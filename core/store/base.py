@@ -27,6 +27,7 @@ KEEP = Keep.KEEP
 
 TIMER_TURN = "t"  # the turn/phase deadline: the service fires a timeout or a computer move
 TIMER_WARN = "w"  # shortly before a human's deadline: the bot warns the player
+TIMER_KINDS = TIMER_TURN + TIMER_WARN  # claim_due(kinds=...): both
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +94,10 @@ class GameStore(Protocol):
     ``online`` flag) in the same atomic step, so a player's move costs no extra write.
 
     Timers: ``claim_due`` hands out due deadlines (a turn deadline leased to this worker
-    for ``lease_ms``, a warning once); ``timer_done`` forgets a claimed deadline the caller
+    for ``lease_ms``, a warning once; ``kinds`` limits the kinds handed out, and
+    ``overdue_ms`` makes a fallback poller that takes only turn deadlines overdue by more
+    than that and not leased); ``timer_release`` gives back a turn claim whose firing
+    failed, so it is retried at once; ``timer_done`` forgets a claimed deadline the caller
     handled without a commit; ``sweep_timers`` (called every few seconds by every worker)
     repairs the timer index from the games' own records and returns how many entries it
     fixed — always 0 when the index cannot diverge (one process).
@@ -147,9 +151,16 @@ class GameStore(Protocol):
 
     # timers
     async def claim_due(
-        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+        self,
+        now_ms: int,
+        limit: int = 20,
+        lease_ms: int = DEFAULT_LEASE_MS,
+        *,
+        kinds: str = TIMER_KINDS,
+        overdue_ms: int | None = None,
     ) -> list[TimerClaim]: ...
     async def timer_done(self, claim: TimerClaim) -> None: ...
+    async def timer_release(self, claim: TimerClaim) -> None: ...
     async def next_due_ms(self) -> int | None: ...
     async def sweep_timers(self) -> int: ...
 

@@ -109,24 +109,48 @@ if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1
 """
 
-# KEYS: timers ; ARGV: now_ms, limit, lease_until -> due members
+# KEYS: timers ; ARGV: now_ms, limit, lease_until, turns (claim|peek|skip),
+#       warnings (claim|skip) -> due members (at most `limit`, of the kinds asked for)
 # First step of a claim, on the index alone: due turn hints are pushed to the lease's end
 # (so other pollers skip them while this worker checks the games), due warning hints are
-# removed (a warning is best effort: once at most).
+# removed (a warning is best effort: once at most). ``peek`` hands out due turn hints
+# without moving them: a fallback poller (ServiceConfig.timer_role) looks at them, and
+# only the game's own lease decides (CLAIM_GAME). Kinds that are skipped stay in the index
+# for another poller; the scan pages past them (at most 10 pages of `limit`).
 CLAIM_DUE = """
-local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-for _, m in ipairs(due) do
-  if string.sub(m, -1) == 'w' then
-    redis.call('ZREM', KEYS[1], m)
-  else
-    redis.call('ZADD', KEYS[1], ARGV[3], m)
+local limit = tonumber(ARGV[2])
+local turns, warns = ARGV[4] or 'claim', ARGV[5] or 'claim'
+local out = {}
+local offset = 0
+for _ = 1, 10 do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', offset, limit)
+  local kept = 0
+  for _, m in ipairs(due) do
+    if #out >= limit then return out end
+    if string.sub(m, -1) == 'w' then
+      if warns == 'claim' then
+        redis.call('ZREM', KEYS[1], m)
+        out[#out + 1] = m
+      else
+        kept = kept + 1
+      end
+    elseif turns == 'claim' then
+      redis.call('ZADD', KEYS[1], ARGV[3], m)
+      out[#out + 1] = m
+    else
+      kept = kept + 1
+      if turns == 'peek' then out[#out + 1] = m end
+    end
   end
+  if #due < limit or #out >= limit then return out end
+  offset = offset + kept
 end
-return due
+return out
 """
 
-# KEYS: rec (one game) ; ARGV: kind (t|w), now_ms, lease_until
+# KEYS: rec (one game) ; ARGV: kind (t|w), now_ms, lease_until, overdue_before|''
 # -> {1, armed_version} fire | {2, due_ms} not yet (re-schedule the hint) | {0, 0} nothing
+#    | {3, deadline} a fallback poller's turn that is not overdue enough (leave it alone)
 # Second step of a claim: the game's own hash decides. A turn deadline is leased in the
 # hash (``lz``), so only one worker fires it until the lease runs out, whatever the index
 # says; a warning is claimed by deleting ``wl``, so it is handed out once.
@@ -144,6 +168,7 @@ end
 local dl = tonumber(redis.call('HGET', KEYS[1], 'dl'))
 if not dl or not tv then return {0, 0} end
 if dl > now then return {2, dl} end
+if ARGV[4] and ARGV[4] ~= '' and dl > tonumber(ARGV[4]) then return {3, dl} end
 local lz = tonumber(redis.call('HGET', KEYS[1], 'lz'))
 if lz and lz > now then return {2, lz} end
 redis.call('HSET', KEYS[1], 'lz', ARGV[3])
@@ -178,10 +203,20 @@ end
 return 1
 """
 
-# KEYS: rec ; ARGV: armed version -> 1 cleared | 0
+# KEYS: rec ; ARGV: armed version [, lease_until] -> 1 cleared | 0
 # The timer armed at that version is handled (game gone, cancelled, closed out): forget it,
 # so the sweeper does not bring it back.
+# With a lease: a claim whose firing failed (the store went away mid-fire, say) gives its
+# lease back instead, so the next poll retries at once rather than when the lease runs
+# out. Only the holder's own lease is dropped (another worker may have claimed it since).
 TIMER_DONE = """
+if ARGV[2] then
+  if tonumber(redis.call('HGET', KEYS[1], 'lz')) == tonumber(ARGV[2]) then
+    redis.call('HDEL', KEYS[1], 'lz')
+    return 1
+  end
+  return 0
+end
 if tonumber(redis.call('HGET', KEYS[1], 'tv')) == tonumber(ARGV[1]) then
   redis.call('HDEL', KEYS[1], 'dl', 'wl', 'tv', 'lz')
   return 1

@@ -18,6 +18,7 @@ from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     DEFAULT_LEASE_MS,
     KEEP,
+    TIMER_KINDS,
     TIMER_TURN,
     TIMER_WARN,
     Change,
@@ -227,21 +228,40 @@ class MemoryStore:
             self._timers[member] = at_ms
 
     async def claim_due(
-        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+        self,
+        now_ms: int,
+        limit: int = 20,
+        lease_ms: int = DEFAULT_LEASE_MS,
+        *,
+        kinds: str = TIMER_KINDS,
+        overdue_ms: int | None = None,
     ) -> list[TimerClaim]:
         """The same two steps as ``RedisStore``: the index's due hints, then each game's
         record decides (here the index cannot diverge, but the lease works the same)."""
         lease_until = now_ms + lease_ms
-        due = sorted((s, m) for m, s in self._timers.items() if s <= now_ms)[:limit]
+        peek = overdue_ms is not None
+        due = sorted(
+            (s, m) for m, s in self._timers.items()
+            if s <= now_ms and parse_timer_member(m)[1] in kinds
+        )[:limit]
         claims = []
         for _, member in due:
             game_id, kind, _legacy = parse_timer_member(member)
+            game = self._game(game_id)
+            version = game.timer_version if game is not None else None
+            if peek and kind == TIMER_TURN:  # a fallback poller: only the record decides
+                if (
+                    game is not None and version is not None and game.deadline_ms is not None
+                    and game.deadline_ms <= now_ms - (overdue_ms or 0)
+                    and (game.lease_until is None or game.lease_until <= now_ms)
+                ):
+                    game.lease_until = lease_until
+                    claims.append(TimerClaim(game_id, version, kind, lease_until))
+                continue
             if kind == TIMER_WARN:
                 del self._timers[member]
             else:
                 self._timers[member] = lease_until
-            game = self._game(game_id)
-            version = game.timer_version if game is not None else None
             if game is None or version is None:
                 self._timers.pop(member, None)
             elif kind == TIMER_WARN:
@@ -260,6 +280,15 @@ class MemoryStore:
                 game.lease_until = lease_until
                 claims.append(TimerClaim(game_id, version, kind, lease_until))
         return claims
+
+    async def timer_release(self, claim: TimerClaim) -> None:
+        game = self._game(claim.game_id)
+        if claim.lease_until is None or game is None or game.lease_until != claim.lease_until:
+            return
+        game.lease_until = None
+        member = timer_member(claim.game_id, claim.kind)
+        if self._timers.get(member) == claim.lease_until and game.deadline_ms is not None:
+            self._timers[member] = game.deadline_ms  # due: the next poll claims it
 
     async def timer_done(self, claim: TimerClaim) -> None:
         game = self._game(claim.game_id)

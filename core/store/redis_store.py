@@ -31,6 +31,7 @@ from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     DEFAULT_LEASE_MS,
     KEEP,
+    TIMER_KINDS,
     TIMER_TURN,
     TIMER_WARN,
     Change,
@@ -388,29 +389,60 @@ class RedisStore:
 
     # ---------------------------------------------------------------------- timers
     async def claim_due(
-        self, now_ms: int, limit: int = 20, lease_ms: int = DEFAULT_LEASE_MS
+        self,
+        now_ms: int,
+        limit: int = 20,
+        lease_ms: int = DEFAULT_LEASE_MS,
+        *,
+        kinds: str = TIMER_KINDS,
+        overdue_ms: int | None = None,
     ) -> list[TimerClaim]:
         """Due hints from the index, then each game's own record decides (see lua.py).
+
+        ``kinds``: which timers to hand out (``"t"`` turns, ``"w"`` warnings). With
+        ``overdue_ms`` (a fallback poller) a turn deadline is handed out only once it is
+        more than that overdue and nobody's lease holds it, and the index is only read
+        for turns: the primary poller's claims are left alone.
 
         Idle: one round trip. With due hints: the index step, one pipeline of per-game
         claims (one slot each) and, only for hints that were early or stale, one repair.
         """
         lease_until = int(now_ms) + int(lease_ms)
         timers = self.keys.timers()
-        members = _strs(await self._claim(keys=[timers], args=[now_ms, limit, lease_until]))
+        peek = overdue_ms is not None
+        turns = "skip" if TIMER_TURN not in kinds else ("peek" if peek else "claim")
+        warns = "claim" if TIMER_WARN in kinds else "skip"
+        members = _strs(
+            await self._claim(keys=[timers], args=[now_ms, limit, lease_until, turns, warns])
+        )
         if not members:
             return []
         parsed = [parse_timer_member(m) for m in members]
         valid = [i for i, (game_id, _, _) in enumerate(parsed) if GAME_ID_RE.match(game_id)]
+        overdue_before = "" if overdue_ms is None else int(now_ms) - int(overdue_ms)
 
         def build(pipe: Pipeline) -> None:
             for i in valid:
                 game_id, kind, _ = parsed[i]
                 keys = [self.keys.game(game_id)]
-                _evalsha(pipe, self._claim_game, keys, [kind, now_ms, lease_until])
+                args = [kind, now_ms, lease_until, overdue_before if kind == TIMER_TURN else ""]
+                _evalsha(pipe, self._claim_game, keys, args)
 
+        try:
+            results = await self._pipeline(build)
+        except (RedisConnectionError, RedisTimeoutError, OSError):
+            # The index step moved the turn hints to our lease, but no game was leased:
+            # put them back to "look now" so the store's return is not a lease late.
+            if not peek:
+                back: list[Any] = []
+                for member, (_, kind, _) in zip(members, parsed, strict=True):
+                    if kind == TIMER_TURN:
+                        back += ["cas", member, _now_ms(), lease_until]
+                with contextlib.suppress(RedisError, OSError):
+                    await self._index_fix(keys=[timers], args=back)
+            raise
         outcomes: list[Any] = [[0, 0]] * len(members)  # junk members: dropped
-        for i, outcome in zip(valid, await self._pipeline(build), strict=True):
+        for i, outcome in zip(valid, results, strict=True):
             outcomes[i] = outcome
         claims: list[TimerClaim] = []
         fixes: list[Any] = []
@@ -423,7 +455,9 @@ class RedisStore:
                     TimerClaim(game_id, int(value), kind, lease_until if is_turn else None)
                 )
                 continue
-            if is_turn:  # the hint is still at our lease unless a commit re-armed it
+            if is_turn and peek:
+                continue  # the hint was only read: whatever it says stays the primary's
+            if is_turn and status != 3:  # the hint is at our lease unless a commit re-armed it
                 later = "" if status == 0 or legacy else int(value)
                 fixes += ["cas", member, later, lease_until]
             if status == 2 and (legacy or not is_turn):
@@ -431,6 +465,21 @@ class RedisStore:
         if fixes:
             await self._index_fix(keys=[timers], args=fixes)
         return claims
+
+    async def timer_release(self, claim: TimerClaim) -> None:
+        """Give back a turn claim whose firing failed: the next poll (of any worker) may
+        claim it at once instead of waiting for the lease to run out."""
+        if claim.lease_until is None:
+            return
+        member = timer_member(claim.game_id, claim.kind)
+
+        def build(pipe: Pipeline) -> None:
+            _evalsha(pipe, self._timer_done, [self.keys.game(claim.game_id)],
+                     [claim.version, claim.lease_until])
+            args = ["cas", member, _now_ms(), claim.lease_until]
+            _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
+
+        await self._pipeline(build)
 
     async def timer_done(self, claim: TimerClaim) -> None:
         def build(pipe: Pipeline) -> None:

@@ -10,10 +10,13 @@ it) — the integrity checks after the run say whether anything was lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import signal
 import time
 from typing import Any
 
+import psutil
 import redis
 
 from tests.chaos.proxy import ProxyProcess
@@ -39,18 +42,39 @@ async def _wait_workers(env: Env, timeout: float = 30.0) -> float | None:
     return None
 
 
-def kill_workers(kills: int, every: float, seed: int = 7) -> Hook:
-    """kill -9 a random worker every ``every`` seconds, ``kills`` times."""
+def timer_process(env: Env) -> psutil.Process | None:
+    """The supervisor's timer process: its child that does not listen on the HTTP port."""
+    listening = {p.pid for p in env.server.listening_workers()}
+    others = [p for p in env.server.worker_procs() if p.pid not in listening]
+    return others[0] if len(others) == 1 else None
+
+
+def kill_workers(kills: int, every: float, seed: int = 7, timer_every: int = 3) -> Hook:
+    """kill -9 a random worker every ``every`` seconds, ``kills`` times; every
+    ``timer_every``-th kill hits the timer process instead, when there is one (its
+    deadlines must still advance in time: the workers' fallback fires them)."""
 
     async def hook(env: Env) -> None:
         rng = random.Random(seed)
         restarts: list[float] = []
         not_back = 0
         errors_around: list[int] = []
-        done = 0
-        for _ in range(kills):
+        done = timer_kills = 0
+        timer_back: list[float] = []
+        for n in range(kills):
             await asyncio.sleep(every)
             killed_at = time.monotonic()
+            timer_turn = timer_every > 0 and n % timer_every == timer_every - 1
+            victim = timer_process(env) if timer_turn else None
+            if victim is not None:
+                with contextlib.suppress(psutil.Error):
+                    victim.send_signal(signal.SIGKILL)
+                    timer_kills += 1
+                    done += 1
+                    back = await _wait_new_timer(env, victim.pid)
+                    if back is not None:
+                        timer_back.append(back)
+                continue
             pid = env.server.kill_worker(rng.randrange(env.server.workers))
             if pid is None:
                 continue
@@ -65,8 +89,11 @@ def kill_workers(kills: int, every: float, seed: int = 7) -> Hook:
             errors_around.append(_errors_between(stats.error_times, killed_at - 0.1,
                                                  killed_at + (back or 30) + 0.5))
         env.notes.update({
-            "kind": "kill -9 a worker",
+            "kind": f"kill -9 a worker (every {timer_every}th kill: the timer process)"
+            if timer_kills else "kill -9 a worker",
             "kills": done,
+            "timer_process_kills": timer_kills,
+            "timer_process_back_s": dist(timer_back),
             "every_s": every,
             "worker_back_listening_s": dist(restarts),
             "workers_not_back_within_30s": not_back,
@@ -74,6 +101,17 @@ def kill_workers(kills: int, every: float, seed: int = 7) -> Hook:
         })
 
     return hook
+
+
+async def _wait_new_timer(env: Env, old_pid: int, timeout: float = 30.0) -> float | None:
+    """Seconds until the supervisor has a new timer process (another pid)."""
+    began = time.monotonic()
+    while time.monotonic() - began < timeout:
+        proc = timer_process(env)
+        if proc is not None and proc.pid != old_pid:
+            return time.monotonic() - began
+        await asyncio.sleep(0.1)
+    return None
 
 
 def _outage_figures(env: Env, began: float, ended: float) -> dict[str, Any]:
