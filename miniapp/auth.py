@@ -161,10 +161,14 @@ class SessionSigner:
 
     secret: str
     ttl: int = SESSION_TTL
+    _key: bytes = field(init=False, repr=False, default=b"")
+
+    def __post_init__(self) -> None:
+        # derived once: every authenticated request checks a MAC with it
+        self._key = hashlib.sha256(b"miniapp-session\x00" + self.secret.encode()).digest()
 
     def _mac(self, payload: str) -> str:
-        key = hashlib.sha256(b"miniapp-session\x00" + self.secret.encode()).digest()
-        return _b64(hmac.new(key, payload.encode(), hashlib.sha256).digest())
+        return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
 
     def issue(
         self,

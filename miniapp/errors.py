@@ -7,10 +7,11 @@ gets an HTML page or a stack trace.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
+
+from miniapp import jsonio
 
 # aiohttp's own exceptions carry a reason phrase; this maps the status to a stable code.
 STATUS_CODES = {
@@ -57,8 +58,9 @@ class ApiError(Exception):
         }
         return web.Response(
             status=self.status,
-            text=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+            body=jsonio.dumps(body),
             content_type="application/json",
+            charset="utf-8",
             headers=self.headers,
         )
 

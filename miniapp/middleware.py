@@ -7,6 +7,7 @@ session in ``request["session"]`` (or None) and the rate limit can key on the us
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import zlib
@@ -67,7 +68,12 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 def csp(request: web.Request) -> str:
-    host = request.host
+    return _csp_for(request.host)
+
+
+@functools.lru_cache(maxsize=64)
+def _csp_for(host: str) -> str:
+    """The policy for a Host header (a handful of values: built once each, not per request)."""
     return "; ".join(
         [
             "default-src 'self'",
@@ -96,8 +102,7 @@ async def security_headers(request: web.Request, handler: Handler) -> web.Stream
     h.setdefault("Referrer-Policy", "no-referrer")  # the local code must not leak onward
     h.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
     h.setdefault("Cross-Origin-Resource-Policy", "same-origin")
-    public = request.app[keys.SETTINGS].public_url or ""
-    if urlsplit(public).scheme == "https":
+    if _is_https(request.app[keys.SETTINGS].public_url or ""):
         h.setdefault("Strict-Transport-Security", "max-age=31536000")
     if request.path.startswith("/api/") or request.path == "/healthz":
         h.setdefault("Cache-Control", "no-store")
@@ -111,6 +116,11 @@ async def security_headers(request: web.Request, handler: Handler) -> web.Stream
     ):
         gzip_body(response, response.body)
     return response
+
+
+@functools.lru_cache(maxsize=8)
+def _is_https(url: str) -> bool:
+    return urlsplit(url).scheme == "https"
 
 
 def gzip_body(response: web.Response, body: bytes) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
-from miniapp import keys
+from miniapp import jsonio, keys
 from miniapp.auth import AuthError, Session
 from miniapp.errors import ApiError, bad_request, forbidden, not_found
 from miniapp.middleware import require_session
@@ -27,9 +27,7 @@ SERVER_ONLY_MOVES = {"timeout", "apply_timeout"}
 
 def json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(
-        status=status,
-        text=json.dumps(data, ensure_ascii=False, separators=(",", ":")),
-        content_type="application/json",
+        status=status, body=jsonio.dumps(data), content_type="application/json", charset="utf-8"
     )
 
 
@@ -56,7 +54,7 @@ async def read_json(request: web.Request, *, optional: bool = False) -> dict[str
 
 def game_id_of(request: web.Request) -> str:
     game_id = request.match_info.get("game_id", "")
-    if not GAME_ID.match(game_id):
+    if not GAME_ID.fullmatch(game_id):
         raise not_found()
     return game_id
 

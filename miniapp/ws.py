@@ -45,6 +45,12 @@ def allowed_origins(request: web.Request) -> set[str]:
     return origins
 
 
+def notice(game_id: str, version: int) -> str:
+    """``{"game_id":"…","version":N}``, built directly: the id matched ``GAME_ID`` (letters,
+    digits, ``_``, ``-``), so it needs no escaping, and this runs once per socket per move."""
+    return f'{{"game_id":"{game_id}","version":{int(version)}}}'
+
+
 async def game_socket(request: web.Request) -> web.StreamResponse:
     game_id = game_id_of(request)
     origin = request.headers.get("Origin", "")
@@ -115,7 +121,7 @@ async def _push(
     try:
         await asyncio.sleep(SETTLE)  # the listener registers its queue (and subscribes)
         last = max(version, await service.version(game_id))
-        await ws.send_json({"game_id": game_id, "version": last})
+        await ws.send_str(notice(game_id, last))
         while not ws.closed:
             if pending is None:
                 pending = asyncio.ensure_future(stream.__anext__())
@@ -127,7 +133,7 @@ async def _push(
                 current = await service.version(game_id)
             if current > last:
                 last = current
-                await ws.send_json({"game_id": game_id, "version": current})
+                await ws.send_str(notice(game_id, current))
     except (ConnectionError, RuntimeError, StopAsyncIteration):
         pass
     except asyncio.CancelledError:

@@ -58,6 +58,7 @@ class ServiceCore:
         self._ai = ai
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
         self._states: OrderedDict[str, tuple[str, Any]] = OrderedDict()
+        self._metas: OrderedDict[str, tuple[str, Meta]] = OrderedDict()  # see _meta_of
         self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence seen
         # game -> the last record this worker loaded or committed, with its meta as stored
         self._recent: OrderedDict[str, tuple[Loaded, str]] = OrderedDict()
@@ -95,7 +96,7 @@ class ServiceCore:
             raise ServiceError("not_found", "no such game") from exc
         if record is None:
             raise ServiceError("not_found", "no such game")
-        meta = Meta.from_json(record.meta)
+        meta = self._meta_of(game_id, record.meta)
         state = self._decode(game_id, record.state) if record.state else None
         loaded = Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
@@ -121,12 +122,29 @@ class ServiceCore:
         return Loaded(
             game_id,
             version,
-            Meta.from_json(meta_json),  # a fresh object: decisions mutate the meta
+            self._meta_of(game_id, meta_json),  # a fresh object: decisions mutate the meta
             old.state,
             old.state_json,
             old.deadline_ms,
             dict(old.presence),
         )
+
+    def _meta_of(self, game_id: str, stored: str) -> Meta:
+        """A fresh ``Meta`` of a stored meta string, parsed once per version and worker.
+
+        A version's meta never changes, and a move reads it twice (the GET's load, then the
+        POST's decision): the parsed original is kept, and each caller gets its own deep
+        copy (decisions mutate it) for about a third of a parse."""
+        hit = self._metas.get(game_id)
+        if hit is not None and hit[0] == stored:
+            self._metas.move_to_end(game_id)
+            return hit[1].copy()
+        pristine = Meta.from_json(stored)
+        self._metas[game_id] = (stored, pristine)
+        self._metas.move_to_end(game_id)
+        while len(self._metas) > STATE_CACHE_SIZE:
+            self._metas.popitem(last=False)
+        return pristine.copy()
 
     def _decode(self, game_id: str, stored: str) -> Any:
         """Decode a stored state, reusing the last one this process saw for the game.

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.load.run import LoadConfig, run_load
@@ -22,6 +23,18 @@ from tests.load.run import LoadConfig, run_load
 
 def parse_rates(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
+
+
+def client_loop(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The load generator's own event loop: uvloop by default (it shares the machine with
+    the workers, so its CPU per request matters), the standard loop on request."""
+    if name != "uvloop":
+        return None
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
 
 
 def parser() -> argparse.ArgumentParser:
@@ -43,6 +56,8 @@ def parser() -> argparse.ArgumentParser:
                    help="workaround: add ?max_connections=N to the workers' REDIS_URL "
                         "(redis-py's default pool raises beyond 100 connections)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--client-loop", choices=("uvloop", "asyncio"), default="uvloop",
+                   help="the load generator's event loop (the workers' is EVENT_LOOP)")
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     return p
 
@@ -55,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         websockets=not args.no_ws, seed=args.seed,
         redis_max_connections=args.redis_max_connections,
     )
-    report = asyncio.run(run_load(cfg))
+    with asyncio.Runner(loop_factory=client_loop(args.client_loop)) as runner:
+        report = runner.run(run_load(cfg))
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import random
 import time
 from collections import deque
@@ -19,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import orjson
 
 from core.service import GameService
 from core.store import RedisStore
@@ -162,7 +162,7 @@ class Driver:
             return
         now = time.perf_counter()
         with contextlib.suppress(ValueError, KeyError, TypeError):
-            version = int(json.loads(msg.data)["version"])
+            version = int(orjson.loads(msg.data)["version"])
             if version > game.pushed:
                 game.pushed = version
                 game.push_at[version] = now
