@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -11,7 +12,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,57 +110,181 @@ def test_local_mode_prints_a_playable_url() -> None:
         _stop(proc)
 
 
+def _children(parent: Any, port: int) -> tuple[list[Any], list[Any]]:
+    """The supervisor's live children: (HTTP workers listening on ``port``, the others —
+    the timer process)."""
+    import psutil
+
+    workers, others = [], []
+    for child in parent.children():
+        try:  # a killed child is a zombie until the supervisor reaps it
+            if child.status() == psutil.STATUS_ZOMBIE or "spawn_main" not in " ".join(
+                child.cmdline()
+            ):
+                continue
+            listening = any(
+                c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port
+                for c in child.net_connections(kind="tcp")
+            )
+        except psutil.Error:
+            continue
+        (workers if listening else others).append(child)
+    return workers, others
+
+
+def _healthy(port: int) -> bool:
+    try:
+        return _get(f"http://127.0.0.1:{port}/healthz")[0] == 200
+    except OSError:
+        return False
+
+
+def _wait(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def _multi_worker_env(port: int, redis_url: str, redis_prefix: str) -> dict[str, str]:
+    return {
+        "PORT": str(port),
+        "WORKERS": "2",
+        "REDIS_URL": redis_url,
+        "REDIS_PREFIX": redis_prefix,
+        "TELEGRAM_BOT_TOKEN": "42:TEST",
+        "API_ONLY": "1",
+    }
+
+
 def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) -> None:
     psutil = pytest.importorskip("psutil")
     port = free_port()
-    proc = _start(
-        {
-            "PORT": str(port),
-            "WORKERS": "2",
-            "REDIS_URL": redis_url,
-            "REDIS_PREFIX": redis_prefix,
-            "TELEGRAM_BOT_TOKEN": "42:TEST",
-            "API_ONLY": "1",
-        }
-    )
+    proc = _start(_multi_worker_env(port, redis_url, redis_prefix))
     try:
         parent = psutil.Process(proc.pid)
-        deadline = time.monotonic() + 60
 
-        def workers() -> list:
-            alive = []
-            for child in parent.children():
-                try:  # a killed worker is a zombie until the supervisor reaps it
-                    if child.status() != psutil.STATUS_ZOMBIE and "spawn_main" in " ".join(
-                        child.cmdline()
-                    ):
-                        alive.append(child)
-                except psutil.Error:
-                    continue
-            return alive
+        def ready() -> bool:
+            workers, timers = _children(parent, port)
+            return len(workers) == 2 and len(timers) == 1 and _healthy(port)
 
-        def healthy() -> bool:
-            try:
-                return _get(f"http://127.0.0.1:{port}/healthz")[0] == 200
-            except OSError:
-                return False
-
-        while time.monotonic() < deadline and not (len(workers()) == 2 and healthy()):
-            time.sleep(0.3)
-        first = workers()
-        assert len(first) == 2 and healthy()
+        _wait(ready, 60, "2 workers and the timer process")
+        first, _ = _children(parent, port)
         os.kill(first[0].pid, signal.SIGKILL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            now = workers()
-            if len(now) == 2 and first[0].pid not in {w.pid for w in now} and healthy():
-                break
-            time.sleep(0.3)
-        now = workers()
-        assert len(now) == 2 and first[0].pid not in {w.pid for w in now}
-        assert healthy()
+
+        def replaced() -> bool:
+            workers, _ = _children(parent, port)
+            return ready() and first[0].pid not in {w.pid for w in workers}
+
+        _wait(replaced, 60, "a replacement worker")
     finally:
         _stop(proc)
+
+
+def test_one_worker_runs_no_timer_process(redis_url: str, redis_prefix: str) -> None:
+    """WORKERS=1 (and TIMER_PROCESS=0 with several) keep the timers in the workers."""
+    psutil = pytest.importorskip("psutil")
+    port = free_port()
+    env = {**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_PROCESS": "0"}
+    proc = _start(env)
+    try:
+        parent = psutil.Process(proc.pid)
+        _wait(lambda: len(_children(parent, port)[0]) == 2 and _healthy(port), 60, "workers")
+        time.sleep(1.0)
+        assert _children(parent, port)[1] == []
+    finally:
+        _stop(proc)
+    assert not Settings.from_env({"TIMER_PROCESS": "0"}).timer_process
+    assert Settings.from_env({}).timer_process
+
+
+def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
+    redis_url: str, redis_prefix: str, redis_client: object
+) -> None:
+    """The timer process frozen (SIGSTOP: starved, hung) or killed: the workers' fallback
+    fires every overdue turn within its deadline + 2 s, and the supervisor restarts it."""
+    psutil = pytest.importorskip("psutil")
+    port = free_port()
+    proc = _start(_multi_worker_env(port, redis_url, redis_prefix))
+    try:
+        parent = psutil.Process(proc.pid)
+        _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
+              == 1 and _healthy(port), 60, "2 workers and the timer process")
+        game_id = asyncio.run(_computer_game(redis_url, redis_prefix))
+        [timer] = _children(parent, port)[1]
+        # the human's first turn times out (5 s), then the computer plays every seat
+        healthy_late = asyncio.run(_watch(redis_url, redis_prefix, game_id, 7.0))
+        assert len(healthy_late) >= 2 and max(healthy_late) < 1500, healthy_late
+        timer.send_signal(signal.SIGSTOP)
+        try:
+            stopped_late = asyncio.run(_watch(redis_url, redis_prefix, game_id, 4.0))
+        finally:
+            timer.send_signal(signal.SIGCONT)
+        assert len(stopped_late) >= 2, stopped_late  # the fallback kept the game going
+        assert max(stopped_late) < 2000, stopped_late
+        timer.send_signal(signal.SIGKILL)
+        killed_late = asyncio.run(_watch(redis_url, redis_prefix, game_id, 4.0))
+        assert len(killed_late) >= 2 and max(killed_late) < 2000, killed_late
+
+        def restarted() -> bool:
+            others = _children(parent, port)[1]
+            return len(others) == 1 and others[0].pid != timer.pid
+
+        _wait(restarted, 30, "a new timer process")
+    finally:
+        _stop(proc)
+
+
+async def _computer_game(redis_url: str, prefix: str) -> str:
+    """A started game of one silent human and two computer seats thinking 0.3 s: a
+    deadline every few hundred ms, fired by whichever process's timers take it."""
+    from core.service import GameService, ServiceConfig, UserRef
+    from core.store import RedisStore
+
+    store = RedisStore.from_url(redis_url, prefix=prefix)
+    try:
+        service = GameService(store, ServiceConfig())
+        view = await service.create_lobby(
+            chat=None, creator=UserRef(1, "P1"), seats=3, computers=2, autostart=False,
+            settings={"turn_time": 5, "think_delay": 0.3, "round_pause": 1, "rounds": 3,
+                      "takeover_after": 1},
+        )
+        await service.start(view["game_id"], 1)
+        return str(view["game_id"])
+    finally:
+        await store.close()
+
+
+async def _watch(redis_url: str, prefix: str, game_id: str, seconds: float) -> list[float]:
+    """Poll the game's record every 50 ms for ``seconds``: how late (ms) each deadline that
+    passed was fired (the version moved on). A deadline still pending 2 s after it passed
+    counts as late by that much."""
+    import redis.asyncio as aioredis
+
+    from core.store import Keys
+
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    key = Keys(prefix).game(game_id)
+    late: list[float] = []
+    last: tuple[int, int | None] | None = None
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            v, dl = await client.hmget(key, ["v", "dl"])
+            now = time.time() * 1000
+            if v is None:
+                break
+            current = (int(v), int(dl) if dl else None)
+            if last is not None and current[0] != last[0] and last[1] is not None:
+                late.append(max(0.0, now - last[1]))
+            elif current[1] is not None and now - current[1] > 2000:
+                late.append(now - current[1])
+                break
+            last = current
+            await asyncio.sleep(0.05)
+    finally:
+        await client.aclose()
+    return late
 
 
 def test_event_loop_setting_picks_uvloop_or_the_standard_loop() -> None:
