@@ -115,7 +115,8 @@ def _children(parent: Any, port: int) -> tuple[list[Any], list[Any]]:
     the timer process)."""
     import psutil
 
-    workers, others = [], []
+    workers: list[Any] = []
+    others: list[Any] = []
     for child in parent.children():
         try:  # a killed child is a zombie until the supervisor reaps it
             if child.status() == psutil.STATUS_ZOMBIE or "spawn_main" not in " ".join(
