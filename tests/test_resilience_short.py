@@ -79,6 +79,9 @@ async def test_chaos_kill_short() -> None:
     report = await run_load(small(duration=14.0), during=kill_workers(3, 2.5))
     assert_intact(report)
     assert report["chaos"]["kills"] == 3
+    # the third kill hits the timer process: the workers' fallback fires its deadlines
+    assert report["chaos"]["timer_process_kills"] == 1, report["chaos"]
+    assert report["chaos"]["timer_process_back_s"]["n"] == 1, report["chaos"]
     assert report["chaos"]["workers_not_back_within_30s"] == 0
     assert report["timers"]["stuck_games"] == 0, report["timers"]
     assert verdict(report)
