@@ -7,6 +7,7 @@ memory or Redis store.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -79,7 +80,25 @@ def create_app(
     app.on_shutdown.append(close_all)
     if os.environ.get("MINIAPP_PROFILE"):
         app.on_startup.append(_start_profiler)
+    if os.environ.get("MINIAPP_GC", "tuned") != "default":
+        app.on_startup.append(_tune_gc)
     return app
+
+
+GC_THRESHOLDS = (20_000, 50, 100)
+
+
+async def _tune_gc(app: web.Application) -> None:
+    """Collect cyclic garbage less often (``MINIAPP_GC=default`` keeps Python's settings).
+
+    Why: with the default threshold (700 net container allocations) a worker serving a few
+    hundred moves/s ran ~10 young collections a second, each one a pause of up to a few
+    ms that every request in the loop waits out, and now and then a full collection of the
+    ~1,000 cached games' objects (~50 ms in one measurement). Requests build views of a few
+    hundred small dicts and lists that reference counting frees at once, so little is left
+    for the cycle collector: fewer, larger young collections cost less in all and keep the
+    tail short. Memory is unaffected except for cyclic garbage, which waits longer."""
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def _start_profiler(app: web.Application) -> None:

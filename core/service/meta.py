@@ -7,12 +7,12 @@ owner, its computer flag and its timeout count can never disagree with the game.
 from __future__ import annotations
 
 import base64
-import json
 import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from core.service.jsoncodec import dumps_compact, loads
 from core.service.models import ChatKey, SeatInfo
 
 
@@ -78,6 +78,9 @@ class Meta:
 
     # -------------------------------------------------------------- serialisation
     def to_json(self) -> str:
+        return self._json().decode()
+
+    def _json(self) -> bytes:
         """Compact JSON: seat fields at their defaults are left out (bytes per live game).
 
         Built by hand rather than with ``dataclasses.asdict``, which deep-copies and cost
@@ -92,7 +95,7 @@ class Meta:
             }
             for seat in self.seats
         ]
-        return json.dumps(data, separators=(",", ":"))
+        return dumps_compact(data)
 
     def to_stored(self) -> str:
         """What the store keeps: ``m1:`` + base64(zlib(JSON, preset dictionary)).
@@ -100,11 +103,11 @@ class Meta:
         Why: the meta JSON of a running 6-player game is ~1 KB of mostly the same keys and
         option names as any other game's; with the dictionary it stores in ~200 B, which is
         ~0.8 KB less Redis memory per live game (docs/benchmarks/store.md)."""
-        raw = self.to_json()
+        raw = self._json()
         if len(raw) <= PACK_ABOVE:
-            return raw
+            return raw.decode()
         packer = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, META_ZDICT_1)
-        packed = packer.compress(raw.encode()) + packer.flush()
+        packed = packer.compress(raw) + packer.flush()
         return "m1:" + base64.b64encode(packed).decode("ascii")
 
     @classmethod
@@ -115,7 +118,7 @@ class Meta:
         if raw.startswith("m1:"):
             unpacker = zlib.decompressobj(15, META_ZDICT_1)
             raw = (unpacker.decompress(base64.b64decode(raw[3:])) + unpacker.flush()).decode()
-        data = json.loads(raw)
+        data = loads(raw)
         data["seats"] = [
             Seat(**{k: v for k, v in s.items() if k in _SEAT_FIELDS}) for s in data.get("seats", [])
         ]
@@ -128,7 +131,8 @@ class Meta:
         """
         new = object.__new__(Meta)
         for name in _META_FIELDS:
-            object.__setattr__(new, name, _fresh(getattr(self, name)))
+            value = getattr(self, name)
+            object.__setattr__(new, name, _fresh(value) if type(value) in _CONTAINERS else value)
         new.seats = [
             Seat(s.user_id, s.name, s.language, s.computer, s.level, s.auto, s.left, s.timeouts)
             for s in self.seats
@@ -173,6 +177,7 @@ def _fresh(value: Any) -> Any:
     return value
 
 
+_CONTAINERS = (dict, list)
 _ALWAYS = object()
 PACK_ABOVE = 128  # bytes of meta JSON
 # Preset zlib dictionary: two sample metas. Stored metas depend on these exact bytes: never

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import secrets
 import zlib
 from collections.abc import Awaitable, Callable
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from core import engine
+from core.service.jsoncodec import dumps_compact, loads
 from core.service.meta import Meta
 from core.service.models import (
     TurnWarning,
@@ -47,11 +47,11 @@ def encode_state(state: Any) -> str:
     is about a quarter of the JSON, which keeps a live game within the memory budget
     (docs/benchmarks/store.md) for ~100 µs of CPU per move.
     """
-    raw = json.dumps(engine.state_to_json(state), separators=(",", ":"))
+    raw = dumps_compact(engine.state_to_json(state))
     if len(raw) <= COMPRESS_ABOVE:
-        return raw
+        return raw.decode()
     packer = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, STATE_ZDICT_1)
-    packed = packer.compress(raw.encode()) + packer.flush()
+    packed = packer.compress(raw) + packer.flush()
     return "z1:" + base64.b64encode(packed).decode("ascii")
 
 
@@ -62,7 +62,7 @@ def decode_state(stored: str) -> Any:
         stored = (unpacker.decompress(base64.b64decode(stored[3:])) + unpacker.flush()).decode()
     elif stored.startswith("z:"):
         stored = zlib.decompress(base64.b64decode(stored[2:])).decode()
-    return engine.state_from_json(json.loads(stored))
+    return engine.state_from_json(loads(stored))
 
 
 @dataclass(slots=True)
