@@ -115,25 +115,48 @@ async def _push(
     between "what the client fetches" and "what it hears about". Pub/sub notices may still
     be lost (a Redis reconnect, a full queue): after RESYNC seconds of silence the current
     version is read from the store and pushed if it moved.
+
+    One relay task per socket forwards the notices as they come; this coroutine only
+    wakes when RESYNC seconds have passed without one (a task and a timed wait per
+    notice cost more than the notice itself when every game moves every few seconds).
     """
+    loop = asyncio.get_running_loop()
+    last = version
+    heard = loop.time()
+
+    async def send_if_newer(current: int) -> None:
+        nonlocal last
+        if current > last:
+            last = current  # before the send: the two senders never go backwards
+            await ws.send_str(notice(game_id, current))
+
+    async def relay(first: asyncio.Future[int]) -> None:
+        nonlocal heard
+        current = await first
+        while True:
+            heard = loop.time()
+            await send_if_newer(current)
+            current = await stream.__anext__()
+
     stream = service.listen(game_id).__aiter__()
-    pending: asyncio.Future[int] | None = asyncio.ensure_future(stream.__anext__())
+    first: asyncio.Future[int] = asyncio.ensure_future(stream.__anext__())
+    relaying: asyncio.Task[None] | None = None
     try:
         await asyncio.sleep(SETTLE)  # the listener registers its queue (and subscribes)
         last = max(version, await service.version(game_id))
         await ws.send_str(notice(game_id, last))
+        heard = loop.time()
+        relaying = asyncio.create_task(relay(first))
         while not ws.closed:
-            if pending is None:
-                pending = asyncio.ensure_future(stream.__anext__())
-            done, _ = await asyncio.wait({pending}, timeout=RESYNC)
-            if done:
-                current = pending.result()
-                pending = None
-            else:
-                current = await service.version(game_id)
-            if current > last:
-                last = current
-                await ws.send_str(notice(game_id, current))
+            wait = heard + RESYNC - loop.time()
+            if wait > 0:
+                done, _ = await asyncio.wait({relaying}, timeout=wait)
+                if done:
+                    relaying.result()  # the stream ended or failed: raise or stop
+                    return
+                continue
+            heard = loop.time()  # silence: look at the store, then wait another RESYNC
+            await send_if_newer(await service.version(game_id))
     except (ConnectionError, RuntimeError, StopAsyncIteration):
         pass
     except asyncio.CancelledError:
@@ -142,8 +165,11 @@ async def _push(
         log.exception("live updates for a game stopped")
         await ws.close(code=WSCloseCode.TRY_AGAIN_LATER, message=b"updates stopped")
     finally:
-        if pending is not None:
-            pending.cancel()
+        for task in (relaying, first):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         with contextlib.suppress(Exception):
             await stream.aclose()  # type: ignore[attr-defined]
 

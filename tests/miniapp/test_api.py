@@ -449,3 +449,47 @@ async def test_views_are_gzipped_when_asked(
     assert await r.json() == zipped and zipped["game_id"] == game_id
     small = await client.get("/healthz", headers={"Accept-Encoding": "gzip"})
     assert "Content-Encoding" not in small.headers  # tiny bodies are not worth it
+
+
+async def test_websocket_resyncs_from_the_store_when_notices_are_lost(
+    memory_service: GameService, make_client: ClientMaker, monkeypatch: Any
+) -> None:
+    """A notice that never arrives (a pub/sub reconnect) is made up for by reading the
+    store's version after RESYNC seconds of silence; a notice resets that clock."""
+    from collections.abc import AsyncIterator as AIt
+
+    from miniapp import ws as ws_module
+
+    monkeypatch.setattr(ws_module, "RESYNC", 0.3)
+    client = await make_client(memory_service)
+    game_id, _ = await two_player_game(memory_service)
+
+    async def deaf(_game_id: str) -> AIt[int]:  # subscribed, but hears nothing
+        await asyncio.Event().wait()
+        yield 0
+
+    monkeypatch.setattr(memory_service, "listen", deaf)
+    origin = f"http://{client.server.host}:{client.server.port}"
+    token = (await session_token(client, 1))["Authorization"].split(" ", 1)[1]
+    sock = await client.ws_connect(f"/api/games/{game_id}/ws", headers={"Origin": origin})
+    await sock.send_json({"auth": token})
+    hello = await sock.receive_json(timeout=3)
+    found = None
+    for _ in range(100):
+        found = await current_actor_headers(client, game_id)
+        if found:
+            break
+        await asyncio.sleep(0.05)
+    assert found
+    headers, view = found
+    r = await client.post(
+        f"/api/games/{game_id}/moves",
+        json={"version": view["version"], "move": view["legal_moves"][0]},
+        headers=headers,
+    )
+    assert r.status == 200
+    pushed = await sock.receive_json(timeout=3)  # from the resync, not from a notice
+    assert pushed["game_id"] == game_id
+    # (a timer of the running service may have moved the game on again meanwhile)
+    assert pushed["version"] >= (await r.json())["version"] > hello["version"]
+    await sock.close()
