@@ -87,7 +87,9 @@ class ServiceCore:
             else:
                 self._locks[game_id] = (lock, users - 1)
 
-    async def _load(self, game_id: str) -> Loaded:
+    async def _load(self, game_id: str, *, read_only: bool = False) -> Loaded:
+        """The game as stored now. ``read_only``: the caller only reads it (a view), so
+        the meta may be this worker's shared parsed copy rather than a fresh one."""
         if not isinstance(game_id, str) or not 1 <= len(game_id) <= 64:
             raise ServiceError("not_found", "no such game")
         try:
@@ -96,7 +98,7 @@ class ServiceCore:
             raise ServiceError("not_found", "no such game") from exc
         if record is None:
             raise ServiceError("not_found", "no such game")
-        meta = self._meta_of(game_id, record.meta)
+        meta = self._meta_of(game_id, record.meta, fresh=not read_only)
         state = self._decode(game_id, record.state) if record.state else None
         loaded = Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
@@ -129,22 +131,24 @@ class ServiceCore:
             dict(old.presence),
         )
 
-    def _meta_of(self, game_id: str, stored: str) -> Meta:
+    def _meta_of(self, game_id: str, stored: str, *, fresh: bool = True) -> Meta:
         """A fresh ``Meta`` of a stored meta string, parsed once per version and worker.
 
         A version's meta never changes, and a move reads it twice (the GET's load, then the
         POST's decision): the parsed original is kept, and each caller gets its own deep
-        copy (decisions mutate it) for about a third of a parse."""
+        copy (decisions mutate it) for about a third of a parse; ``fresh=False`` hands out
+        the shared original itself, for callers that never change it (views)."""
         hit = self._metas.get(game_id)
         if hit is not None and hit[0] == stored:
             self._metas.move_to_end(game_id)
-            return hit[1].copy()
-        pristine = Meta.from_json(stored)
-        self._metas[game_id] = (stored, pristine)
-        self._metas.move_to_end(game_id)
-        while len(self._metas) > STATE_CACHE_SIZE:
-            self._metas.popitem(last=False)
-        return pristine.copy()
+            pristine = hit[1]
+        else:
+            pristine = Meta.from_json(stored)
+            self._metas[game_id] = (stored, pristine)
+            self._metas.move_to_end(game_id)
+            while len(self._metas) > STATE_CACHE_SIZE:
+                self._metas.popitem(last=False)
+        return pristine.copy() if fresh else pristine
 
     def _decode(self, game_id: str, stored: str) -> Any:
         """Decode a stored state, reusing the last one this process saw for the game.

@@ -26,7 +26,7 @@ class Queries(ServiceCore):
     # ================================================================= reads
     async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
         """The player's view, or the spectator view for anyone not seated."""
-        loaded = await self._load(game_id)
+        loaded = await self._load(game_id, read_only=True)  # views never change the meta
         if user_id is not None:  # presence as stored: a touch right after may be skipped
             seen = loaded.presence.get(str(user_id))
             if seen is not None and seen > self._touched.get((game_id, user_id), 0):

@@ -147,7 +147,10 @@ def game_view(
         i = entry.get("seat")
         if isinstance(i, int) and 0 <= i < len(meta.seats):
             entry.update(_seat_flags(meta, i, presence, now_ms, window_ms))
-    view["log"] = [rewrite_entry(meta, e) for e in view.get("log", [])]
+    for entry in view.get("log", []):  # the engine's copies: rewritten in place
+        seq = entry.pop("seq", None)
+        if isinstance(seq, int):
+            entry["version"] = meta.version_of_seq(seq)
     you = view.setdefault("you", {})
     you["creator"] = viewer is not None and viewer == meta.creator
     if seat is not None and meta.seats[seat].auto and not meta.cancelled:

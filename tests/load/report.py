@@ -1,5 +1,8 @@
 """``python -m tests.load.report REPORT.json``: Markdown tables of a load/chaos report.
 
+``python -m tests.load.report --compare before=A.json after=B.json``: one table of the
+steps of several runs (a before/after in one sitting).
+
 So the figures in docs/benchmarks/load.md are copied by a program, not by hand.
 """
 
@@ -41,6 +44,28 @@ def steps_table(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
+    """One table of several runs' steps (e.g. before/after a change in one sitting)."""
+    rows = [
+        "| run | offered moves/s | achieved moves/s | slots missed | errors | "
+        "POST move, server p50 / p95 / p99 ms | GET view, server p50 / p95 / p99 ms | "
+        "worker CPU (cores) | worker CPU ms per move | load generator CPU (cores) | "
+        "Redis CPU (cores) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, report in labelled:
+        for s in report["steps"]:
+            rows.append(
+                f"| {label} | {s['offered_moves_per_s']:g} | {s['achieved_moves_per_s']:g} | "
+                f"{s['slots_missed_all_games_busy']} | {s['errors']} | "
+                f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
+                f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
+                f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
+                f"{s.get('load_generator_cpu_cores', '—')} | {s.get('redis_cpu_cores', '—')} |"
+            )
+    return "\n".join(rows)
+
+
 def summary(report: dict[str, Any]) -> str:
     res, mem, timers, integ = (report["resources"], report["redis_memory"], report["timers"],
                                report["integrity"])
@@ -71,7 +96,12 @@ def summary(report: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    for path in argv if argv is not None else sys.argv[1:]:
+    args = list(argv if argv is not None else sys.argv[1:])
+    if args and args[0] == "--compare":  # --compare LABEL=FILE.json ...
+        pairs = [a.split("=", 1) for a in args[1:]]
+        print(compare_table([(label, json.loads(Path(f).read_text())) for label, f in pairs]))
+        return 0
+    for path in args:
         report = json.loads(Path(path).read_text())
         print(f"### {path}\n")
         if "steps" in report:
