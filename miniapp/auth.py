@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from urllib.parse import parse_qsl
 
 SESSION_TTL = 3600
+VERIFIED_CACHE = 20_000  # tokens a worker remembers as verified (a few MB at most)
 LOCAL_CODE_TTL = 24 * 3600
 LOCAL_USER_BASE = 9_000_000_000_000  # far above Telegram's user ids, so never a real user
 
@@ -162,10 +163,21 @@ class SessionSigner:
     secret: str
     ttl: int = SESSION_TTL
     _key: bytes = field(init=False, repr=False, default=b"")
+    _verified: dict[str, Session] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         # derived once: every authenticated request checks a MAC with it
         self._key = hashlib.sha256(b"miniapp-session\x00" + self.secret.encode()).digest()
+
+    def _check(self, token: str) -> Session:
+        payload, _, mac = token.partition(".")
+        if not payload or not mac or not hmac.compare_digest(self._mac(payload), mac):
+            raise AuthError("invalid_token", "session token is invalid")
+        try:
+            data = json.loads(_unb64(payload))
+            return Session(**data)
+        except (ValueError, TypeError, binascii.Error) as exc:
+            raise AuthError("invalid_token", "session token is invalid") from exc
 
     def _mac(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode(), hashlib.sha256).digest())
@@ -186,14 +198,18 @@ class SessionSigner:
         return f"{payload}.{self._mac(payload)}", session
 
     def verify(self, token: str, now: float | None = None) -> Session:
-        payload, _, mac = token.partition(".")
-        if not payload or not mac or not hmac.compare_digest(self._mac(payload), mac):
-            raise AuthError("invalid_token", "session token is invalid")
-        try:
-            data = json.loads(_unb64(payload))
-            session = Session(**data)
-        except (ValueError, TypeError, binascii.Error) as exc:
-            raise AuthError("invalid_token", "session token is invalid") from exc
+        """The session a token proves, or AuthError (forged, malformed, expired).
+
+        A token that verified is remembered (it would verify again: same secret, same
+        bytes), so a client's many requests with one token cost a dict lookup instead of
+        an HMAC, a base64 and a JSON parse each; the expiry is still checked every time.
+        """
+        session = self._verified.get(token)
+        if session is None:
+            session = self._check(token)
+            if len(self._verified) >= VERIFIED_CACHE:
+                self._verified.clear()  # crude but bounded; a miss only costs a check
+            self._verified[token] = session
         now = time.time() if now is None else now
         if session.expires_at < now:
             raise AuthError("expired", "session expired; reload the page")
