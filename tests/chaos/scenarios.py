@@ -89,7 +89,7 @@ def kill_workers(kills: int, every: float, seed: int = 7, timer_every: int = 3) 
             errors_around.append(_errors_between(stats.error_times, killed_at - 0.1,
                                                  killed_at + (back or 30) + 0.5))
         env.notes.update({
-            "kind": f"kill -9 a worker (every {timer_every}th kill: the timer process)"
+            "kind": f"kill -9 a worker (one kill in {timer_every}: the timer process)"
             if timer_kills else "kill -9 a worker",
             "kills": done,
             "timer_process_kills": timer_kills,
