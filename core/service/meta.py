@@ -165,6 +165,8 @@ class Meta:
 
     def version_of_seq(self, seq: int) -> int:
         """Game version of the commit that made engine ``seq`` (CONTRACTS §1)."""
+        if not self.bumps:  # the usual case; a view maps up to 50 log entries
+            return self.base + seq
         return self.base + seq + sum(1 for b in self.bumps if b < seq)
 
 
