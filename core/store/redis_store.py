@@ -90,6 +90,24 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
     return changed
 
 
+class _CheckedConnection(aioredis.Connection):
+    """A pooled connection that counts as dirty once its socket was closed under it.
+
+    The pool checks a connection on checkout (``can_read``: unread data, or EOF) and
+    replaces a dirty one. A connection *reset* by the peer (a cut network, a proxy, a
+    killed Redis that sent RST) is neither: its stream holds an exception, not EOF, so it
+    was handed out and failed its first command (``ConnectionError``, or uvloop's
+    ``RuntimeError: ... the handler is closed``) — every idle pooled connection once, for
+    seconds after the store was back (issue 8). Its transport says it is closed, though.
+    """
+
+    async def can_read(self) -> bool:
+        writer = self._writer
+        if writer is not None and writer.transport.is_closing():
+            return True  # the pool reconnects it before use
+        return await super().can_read()
+
+
 POOL_MAX_CONNECTIONS = 64
 POOL_TIMEOUT_S = 10.0
 RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
@@ -177,6 +195,8 @@ class RedisStore:
         client_kwargs.setdefault(
             "maint_notifications_config", MaintNotificationsConfig(enabled=False)
         )
+        if url.startswith("redis://"):  # (rediss:// and unix:// pick their own classes)
+            client_kwargs.setdefault("connection_class", _CheckedConnection)
         pool = aioredis.BlockingConnectionPool.from_url(
             url,
             decode_responses=True,

@@ -1,4 +1,5 @@
-"""A private redis-server killed and restarted under a live ``RedisStore`` (issue 8).
+"""A private redis-server killed and restarted, or cut off at a proxy, under a live
+``RedisStore`` (issue 8).
 
 redis-py 8 with maintenance notifications on ("auto", its default) skipped the pool's
 check of a connection on checkout, so after a restart every idle pooled connection was
@@ -14,6 +15,7 @@ import shutil
 import pytest
 
 from core.store import RedisStore
+from tests.chaos.proxy import ProxyProcess
 from tests.load.harness import RedisServer
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -36,3 +38,40 @@ async def test_pooled_connections_survive_a_restart() -> None:
             assert claims == []
         finally:
             await store.close()
+
+
+async def _cut_and_restore() -> list[BaseException]:
+    """Fill the pool, reset every connection at a proxy (as a cut network does), restore,
+    and run 40 commands at once: the failures."""
+    with RedisServer() as server:
+        port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+        proxy = ProxyProcess(port).start()
+        try:
+            store = RedisStore.from_url(proxy.url, prefix="cut:")
+            try:
+                await asyncio.gather(*(store.version(f"g{i}") for i in range(40)))
+                proxy.cut()
+                await asyncio.sleep(0.5)
+                proxy.restore()
+                await asyncio.sleep(0.2)
+                results = await asyncio.gather(
+                    *(store.version(f"g{i}") for i in range(40)), return_exceptions=True
+                )
+                return [r for r in results if isinstance(r, BaseException)]
+            finally:
+                await store.close()
+        finally:
+            proxy.close()
+
+
+async def test_pooled_connections_survive_a_reset_connection() -> None:
+    """Reset connections (RST, not EOF) are replaced on checkout, not handed out."""
+    failed = await _cut_and_restore()
+    assert failed == [], f"{len(failed)} of 40 commands failed: {failed[:1]}"
+
+
+def test_pooled_connections_survive_a_reset_connection_on_uvloop() -> None:
+    """uvloop raises RuntimeError ("the handler is closed") writing to such a socket."""
+    uvloop = pytest.importorskip("uvloop")
+    failed = uvloop.run(_cut_and_restore())
+    assert failed == [], f"{len(failed)} of 40 commands failed: {failed[:1]}"
