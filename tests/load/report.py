@@ -98,7 +98,7 @@ def summary(report: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = list(argv if argv is not None else sys.argv[1:])
     if args and args[0] == "--compare":  # --compare LABEL=FILE.json ...
-        pairs = [a.split("=", 1) for a in args[1:]]
+        pairs = [a.rsplit("=", 1) for a in args[1:]]
         print(compare_table([(label, json.loads(Path(f).read_text())) for label, f in pairs]))
         return 0
     for path in args:
