@@ -29,6 +29,7 @@ from core.store.base import TIMER_KINDS
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 5_000  # timer index repair (store.sweep_timers), one SCAN batch a time
+FALLBACK_BATCH = 8  # claims per fallback poll (2 workers x 8 per 0.25 s: 64 turns/s)
 # The store is unreachable (Redis restarting, a cut connection): retry soon, quietly.
 STORE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 
@@ -102,6 +103,8 @@ class Timers(ServiceCore):
         role = self.config.timer_role
         kinds = TIMER_TURN if role == "turns" else TIMER_KINDS
         overdue = self.config.timer_fallback_after_ms if role == "fallback" else None
+        if overdue is not None:  # after an outage everything is overdue: a busy API
+            limit = min(limit, FALLBACK_BATCH)  # worker takes a share, not the backlog
         claims = await self.store.claim_due(
             self.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
         )
