@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +106,20 @@ class _CheckedConnection(aioredis.Connection):
         if writer is not None and writer.transport.is_closing():
             return True  # the pool reconnects it before use
         return await super().can_read()
+
+    async def send_packed_command(
+        self, command: bytes | str | Iterable[bytes], check_health: bool = True
+    ) -> None:
+        """uvloop refuses a write on a transport closed meanwhile with ``RuntimeError``
+        (the standard loop: an ``OSError``, which redis-py maps): nothing was sent, so it
+        is a connection error like any other — a 503 for the API, an outage for the
+        timers — not a bug (redis-py has already dropped the connection)."""
+        try:
+            await super().send_packed_command(command, check_health)
+        except RuntimeError as exc:
+            if "closed" not in str(exc):
+                raise
+            raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
 
 
 POOL_MAX_CONNECTIONS = 64

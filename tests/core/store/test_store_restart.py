@@ -13,6 +13,7 @@ import asyncio
 import shutil
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.store import RedisStore
 from tests.chaos.proxy import ProxyProcess
@@ -75,3 +76,29 @@ def test_pooled_connections_survive_a_reset_connection_on_uvloop() -> None:
     uvloop = pytest.importorskip("uvloop")
     failed = uvloop.run(_cut_and_restore())
     assert failed == [], f"{len(failed)} of 40 commands failed: {failed[:1]}"
+
+
+def test_a_write_on_a_closed_socket_is_a_connection_error_on_uvloop(redis_url: str) -> None:
+    """A connection closed between checkout and write: uvloop's RuntimeError ("the handler
+    is closed") comes out as redis' ConnectionError (a 503, a timer outage — not a 500)."""
+    uvloop = pytest.importorskip("uvloop")
+
+    async def write_after_close() -> BaseException | None:
+        store = RedisStore.from_url(redis_url, prefix="closed:")
+        try:
+            connection = await store.redis.connection_pool.get_connection()
+            try:
+                connection._writer.transport.abort()  # closed under it, after the checkout
+                await asyncio.sleep(0)
+                try:
+                    await connection.send_command("PING")
+                except BaseException as exc:
+                    return exc
+                return None
+            finally:
+                await store.redis.connection_pool.release(connection)
+        finally:
+            await store.close()
+
+    error = uvloop.run(write_after_close())
+    assert isinstance(error, RedisConnectionError), repr(error)
