@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/ai_eval.py --matchup ai-vs-ai --level hard
 
 Prints one JSON line per configuration (edition, players, matchup, rounds, win rates
-with a 95% Wilson interval, belief accuracy, mean/max AI decision CPU time);
+with a 95% Wilson interval, belief accuracy, mean/p95/p99/max AI decision CPU time);
 `--table FILE` turns such lines into the markdown tables of docs/benchmarks/ai.md.
 """
 
@@ -79,20 +79,23 @@ def table(path: str) -> str:
         if ed == "classic":
             out.append(
                 "| players | matchup | level | rounds | diggers win (95% CI) | "
-                "saboteurs win (95% CI) | belief accuracy | AI ms mean / max |"
+                "saboteurs win (95% CI) | belief accuracy | AI ms mean / p95 / max |"
             )
             out.append("|---|---|---|---|---|---|---|---|")
         else:
             out.append(
                 "| players | matchup | level | rounds | blue | green | blue+green | "
-                "saboteurs | belief accuracy | AI ms mean / max |"
+                "saboteurs | belief accuracy | AI ms mean / p95 / max |"
             )
             out.append("|---|---|---|---|---|---|---|---|---|---|")
         for r in sel:
             w = r["win_rates"]
             acc = r.get("belief_accuracy")
             accs = "-" if acc is None else f"{100 * acc:.1f}% (n={r['belief_samples']})"
-            ms = f"{r.get('ai_ms_mean', '-')} / {r.get('ai_ms_max', '-')}"
+            ms = (
+                " / ".join(str(r[k]) for k in ("ai_ms_mean", "ai_ms_p95", "ai_ms_max") if k in r)
+                or "-"
+            )
             head = f"| {r['players']} | {r['matchup']} | {r['level']} | {r['rounds']} | "
             if ed == "classic":
                 out.append(
