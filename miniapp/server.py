@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import web
@@ -81,14 +82,14 @@ def create_app(
     if os.environ.get("MINIAPP_PROFILE"):
         app.on_startup.append(_start_profiler)
     if os.environ.get("MINIAPP_GC", "tuned") != "default":
-        app.on_startup.append(_tune_gc)
+        app.cleanup_ctx.append(_tuned_gc)
     return app
 
 
 GC_THRESHOLDS = (20_000, 50, 100)
 
 
-async def _tune_gc(app: web.Application) -> None:
+async def _tuned_gc(app: web.Application) -> AsyncIterator[None]:
     """Collect cyclic garbage less often (``MINIAPP_GC=default`` keeps Python's settings).
 
     Why: with the default threshold (700 net container allocations) a worker serving a few
@@ -97,8 +98,14 @@ async def _tune_gc(app: web.Application) -> None:
     ~1,000 cached games' objects (~50 ms in one measurement). Requests build views of a few
     hundred small dicts and lists that reference counting frees at once, so little is left
     for the cycle collector: fewer, larger young collections cost less in all and keep the
-    tail short. Memory is unaffected except for cyclic garbage, which waits longer."""
+    tail short. Memory is unaffected except for cyclic garbage, which waits longer.
+    The previous thresholds come back when the application stops (tests build many)."""
+    previous = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
 
 
 async def _start_profiler(app: web.Application) -> None:
