@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 RESTART_BACKOFF_S = 1.0
 TIMER_SLOT = -1  # the supervisor's key for the timer process (workers are 0..N-1)
 TIMER_PROCESS_INTERVAL_S = 0.1
+TIMER_PROCESS_LEASE_MS = 500
 
 
 def check_settings(settings: Settings) -> list[str]:
@@ -78,8 +79,11 @@ def build_service(settings: Settings, role: TimerRole) -> GameService:
         game_ttl_s=settings.game_idle_hours * 3600,
         timer_role=role,
     )
-    if role == "turns":  # a process of its own: polling Redis often costs it nothing else
-        config = replace(config, timer_interval_s=TIMER_PROCESS_INTERVAL_S)
+    if role == "turns":  # a process of its own: polling Redis often costs it nothing else;
+        # a short lease (renewed while a fire runs) lets the workers' fallback take over
+        # a killed timer process's claims soon
+        config = replace(config, timer_interval_s=TIMER_PROCESS_INTERVAL_S,
+                         timer_lease_ms=TIMER_PROCESS_LEASE_MS)
     return GameService(store, config)
 
 

@@ -115,5 +115,5 @@ class ServiceConfig:
     # whatever the roles: the claim's lease and the versioned commit decide.
     timer_role: TimerRole = "all"
     timer_fallback_after_ms: int = 1_000
-    timer_fallback_interval_s: float = 0.25
+    timer_fallback_interval_s: float = 0.15
     update_dedupe_ttl_s: int = 3600

@@ -29,6 +29,8 @@ from core.store.base import TIMER_KINDS
 log = logging.getLogger(__name__)
 
 SWEEP_EVERY_MS = 5_000  # timer index repair (store.sweep_timers), one SCAN batch a time
+MAX_IN_FLIGHT = 100  # fires the loop runs at once; beyond, it stops claiming for a poll
+FULL_BATCH = 8  # a poll that claimed this many (the fallback's whole batch) polls again
 FALLBACK_BATCH = 8  # claims per fallback poll (2 workers x 8 per 0.25 s: 64 turns/s)
 # The store is unreachable (Redis restarting, a cut connection): retry soon, quietly.
 STORE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -36,6 +38,8 @@ STORE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
 
 class Timers(ServiceCore):
     fallback_fired = 0  # turn deadlines this process took over as the fallback (tests, logs)
+    _firing: set[tuple[str, int]]  # see _in_flight
+    _fire_tasks: set[asyncio.Task[None]]  # the loop's fires in progress
 
     def on_turn_warning(self, handler: WarningHandler) -> None:
         """Call ``handler`` once (on one worker) shortly before a human's turn runs out."""
@@ -67,7 +71,9 @@ class Timers(ServiceCore):
         while stop is None or not stop.is_set():
             delay = interval
             try:
-                fired = await self.fire_due()
+                busy = len(self._tasks()) >= MAX_IN_FLIGHT
+                fired = 0 if busy else await self.fire_due(wait=False)
+                fired = fired if fired >= FULL_BATCH else 0  # a full batch: more may be due
                 now = self.now_ms()
                 if now - last_sweep >= SWEEP_EVERY_MS:
                     last_sweep = now
@@ -79,6 +85,8 @@ class Timers(ServiceCore):
                     log.warning("timers: store back after %.2f s", time.monotonic() - down_since)
                     down_since, failures = None, 0
             except asyncio.CancelledError:
+                for task in self._tasks():
+                    task.cancel()
                 raise
             except STORE_DOWN as exc:
                 if down_since is None:
@@ -96,10 +104,23 @@ class Timers(ServiceCore):
                 else:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stop.wait(), delay)
+        await self._finish_fires()
 
-    async def fire_due(self, limit: int = 50) -> int:
+    async def _finish_fires(self) -> None:
+        """Let the loop's fires in progress commit (each is one compare-and-set)."""
+        pending = list(self._tasks())
+        if pending:
+            _done, late = await asyncio.wait(pending, timeout=5)
+            for task in late:
+                task.cancel()
+
+    async def fire_due(self, limit: int = 50, *, wait: bool = True) -> int:
         """Claim and fire what is due now (what this worker's role takes); returns how
-        many claims were handled. A claim whose firing failed is given back at once."""
+        many new claims were made. A claim whose firing failed is given back at once.
+
+        ``wait=False`` (the loop): the fires run as tasks and the loop goes on polling, so
+        a slow fire's claim comes due again and is renewed (see ``_in_flight``) instead
+        of running out and being fired a second time elsewhere."""
         role = self.config.timer_role
         kinds = TIMER_TURN if role == "turns" else TIMER_KINDS
         overdue = self.config.timer_fallback_after_ms if role == "fallback" else None
@@ -108,24 +129,61 @@ class Timers(ServiceCore):
         claims = await self.store.claim_due(
             self.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
         )
-        if claims:
-            results = await asyncio.gather(*(self._fire(c) for c in claims), return_exceptions=True)
-            for claim, result in zip(claims, results, strict=True):
-                if isinstance(result, BaseException):
-                    if isinstance(result, STORE_DOWN):
-                        log.warning("timer %s failed: store unavailable (%s)", claim, result)
-                    else:
-                        log.error("timer %s failed", claim, exc_info=result)
-                    with contextlib.suppress(Exception):
-                        await self.store.timer_release(claim)
-            if overdue is not None:
-                late = [c for c, r in zip(claims, results, strict=True)
-                        if c.kind == TIMER_TURN and not isinstance(r, BaseException)]
-                if late:
-                    self.fallback_fired += len(late)
-                    log.warning("timers: fired %d overdue deadline(s) as the fallback "
-                                "(is the timer process down or starved?)", len(late))
+        firing = self._in_flight()
+        claims = [c for c in claims if (c.game_id, c.version) not in firing]
+        if not claims:
+            return 0
+        if overdue is not None:
+            self.fallback_fired += len(claims)
+            log.warning("timers: taking %d overdue deadline(s) as the fallback "
+                        "(is the timer process down or starved?)", len(claims))
+        fires = [self._guarded(c) for c in claims]
+        if wait:
+            await asyncio.gather(*fires)
+        else:
+            tasks = self._tasks()
+            for fire in fires:
+                task = asyncio.create_task(fire)
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
         return len(claims)
+
+    def _in_flight(self) -> set[tuple[str, int]]:
+        """(game, version) this process is firing now. A claim of one of them only renewed
+        its lease (the hint came due again while the fire — a slow computer move — was
+        still running): it is not fired twice. So a short lease costs no duplicate work,
+        and a dead process's claims are taken over soon."""
+        firing: set[tuple[str, int]] | None = getattr(self, "_firing", None)
+        if firing is None:
+            firing = set()
+            self._firing = firing
+        return firing
+
+    def _tasks(self) -> set[asyncio.Task[None]]:
+        tasks: set[asyncio.Task[None]] | None = getattr(self, "_fire_tasks", None)
+        if tasks is None:
+            tasks = set()
+            self._fire_tasks = tasks
+        return tasks
+
+    async def _guarded(self, claim: TimerClaim) -> None:
+        """Fire one claim; a failure is logged and the claim given back (never raised)."""
+        key = (claim.game_id, claim.version)
+        firing = self._in_flight()
+        firing.add(key)
+        try:
+            await self._fire(claim)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, STORE_DOWN):
+                log.warning("timer %s failed: store unavailable (%s)", claim, exc)
+            else:
+                log.error("timer %s failed", claim, exc_info=exc)
+            with contextlib.suppress(Exception):
+                await self.store.timer_release(claim)
+        finally:
+            firing.discard(key)
 
     async def _fire(self, claim: TimerClaim) -> None:
         if claim.kind == TIMER_WARN:
