@@ -197,7 +197,7 @@ def test_one_worker_runs_no_timer_process(redis_url: str, redis_prefix: str) -> 
         _stop(proc)
     assert not Settings.from_env({"TIMER_PROCESS": "0"}).timer_process
     assert Settings.from_env({}).timer_process
-    assert Settings.from_env({}).timer_process_nice == -5
+    assert Settings.from_env({}).timer_process_nice == 0
     assert Settings.from_env({"TIMER_PROCESS_NICE": "-2"}).timer_process_nice == -2
     assert Settings.from_env({"TIMER_PROCESS_NICE": "7"}).timer_process_nice == 0
 
@@ -209,7 +209,7 @@ def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
     fires every overdue turn within its deadline + 2 s, and the supervisor restarts it."""
     psutil = pytest.importorskip("psutil")
     port = free_port()
-    proc = _start(_multi_worker_env(port, redis_url, redis_prefix))
+    proc = _start({**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_PROCESS_NICE": "-3"})
     try:
         parent = psutil.Process(proc.pid)
         _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
