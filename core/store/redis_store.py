@@ -122,7 +122,7 @@ class _CheckedConnection(aioredis.Connection):
             raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
 
 
-POOL_MAX_CONNECTIONS = 64
+POOL_MAX_CONNECTIONS = 512  # past saturation 64 made requests wait >10 s: 503s
 POOL_TIMEOUT_S = 10.0
 RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
 
