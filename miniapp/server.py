@@ -20,7 +20,7 @@ from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
 from core.settings import Settings
-from miniapp import keys
+from miniapp import keys, logfilter
 from miniapp.auth import LocalCodes, SessionSigner
 from miniapp.catalogue import catalogue_document
 from miniapp.middleware import errors, identity, security_headers, server_timing
@@ -63,6 +63,7 @@ def create_app(
     codes: LocalCodes | None = None,
 ) -> web.Application:
     """Build the application; ``service`` is a ``core.service.GameService``."""
+    logfilter.install()  # malformed HTTP from clients: an INFO line, not an ERROR traceback
     app = web.Application(
         middlewares=[server_timing, security_headers, errors, identity], client_max_size=MAX_BODY
     )
