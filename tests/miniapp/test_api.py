@@ -8,6 +8,7 @@ import socket
 import time
 from typing import Any
 
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
 from core.service import GameService, UserRef
@@ -34,6 +35,25 @@ async def current_actor_headers(
         if view["legal_moves"]:
             return headers, view
     return None
+
+
+async def play_first_legal_move(client: TestClient, game_id: str) -> ClientResponse:
+    """Wait (up to ~5 s) for a human's turn and play its first legal move: answered 200."""
+    found = None
+    for _ in range(100):
+        found = await current_actor_headers(client, game_id)
+        if found:
+            break
+        await asyncio.sleep(0.05)
+    assert found
+    headers, view = found
+    r = await client.post(
+        f"/api/games/{game_id}/moves",
+        json={"version": view["version"], "move": view["legal_moves"][0]},
+        headers=headers,
+    )
+    assert r.status == 200
+    return r
 
 
 async def test_initdata_and_session(any_service: GameService, make_client: ClientMaker) -> None:
@@ -346,20 +366,7 @@ async def test_websocket_auth_origin_and_push(
     await sock.send_json({"auth": token})
     hello = await sock.receive_json(timeout=3)
     assert hello["game_id"] == game_id
-    found = None
-    for _ in range(100):
-        found = await current_actor_headers(client, game_id)
-        if found:
-            break
-        await asyncio.sleep(0.05)
-    assert found
-    headers, view = found
-    r = await client.post(
-        f"/api/games/{game_id}/moves",
-        json={"version": view["version"], "move": view["legal_moves"][0]},
-        headers=headers,
-    )
-    assert r.status == 200
+    r = await play_first_legal_move(client, game_id)
     new_version = (await r.json())["version"]
     pushed: list[int] = []
     while not pushed or pushed[-1] < new_version:
@@ -474,20 +481,7 @@ async def test_websocket_resyncs_from_the_store_when_notices_are_lost(
     sock = await client.ws_connect(f"/api/games/{game_id}/ws", headers={"Origin": origin})
     await sock.send_json({"auth": token})
     hello = await sock.receive_json(timeout=3)
-    found = None
-    for _ in range(100):
-        found = await current_actor_headers(client, game_id)
-        if found:
-            break
-        await asyncio.sleep(0.05)
-    assert found
-    headers, view = found
-    r = await client.post(
-        f"/api/games/{game_id}/moves",
-        json={"version": view["version"], "move": view["legal_moves"][0]},
-        headers=headers,
-    )
-    assert r.status == 200
+    r = await play_first_legal_move(client, game_id)
     pushed = await sock.receive_json(timeout=3)  # from the resync, not from a notice
     assert pushed["game_id"] == game_id
     # (a timer of the running service may have moved the game on again meanwhile)
