@@ -11,7 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
-from miniapp import jsonio
+from core.service.jsoncodec import dumps_compact
 
 # aiohttp's own exceptions carry a reason phrase; this maps the status to a stable code.
 STATUS_CODES = {
@@ -58,7 +58,7 @@ class ApiError(Exception):
         }
         return web.Response(
             status=self.status,
-            body=jsonio.dumps(body),
+            body=dumps_compact(body),
             content_type="application/json",
             charset="utf-8",
             headers=self.headers,

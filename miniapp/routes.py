@@ -14,7 +14,8 @@ from typing import Any
 
 from aiohttp import web
 
-from miniapp import jsonio, keys
+from core.service.jsoncodec import dumps_compact
+from miniapp import keys
 from miniapp.auth import AuthError, Session
 from miniapp.errors import ApiError, bad_request, forbidden, not_found
 from miniapp.middleware import require_session
@@ -27,7 +28,7 @@ SERVER_ONLY_MOVES = {"timeout", "apply_timeout"}
 
 def json_response(data: Any, status: int = 200) -> web.Response:
     return web.Response(
-        status=status, body=jsonio.dumps(data), content_type="application/json", charset="utf-8"
+        status=status, body=dumps_compact(data), content_type="application/json", charset="utf-8"
     )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from core.service.jsoncodec import dumps_compact
 from core.service.meta import Meta, Seat
-from miniapp import jsonio
 from miniapp.ws import notice
 
 
@@ -17,7 +17,7 @@ def test_bodies_mean_what_the_standard_encoder_said() -> None:
         "nested": {"k": [{"x": 1}]},
         1: "int key",
     }
-    body = jsonio.dumps(data)
+    body = dumps_compact(data)
     assert isinstance(body, bytes)
     assert json.loads(body) == json.loads(json.dumps(data, ensure_ascii=False))
     # for such values even the bytes are those of the standard encoder as the API used it
@@ -26,11 +26,11 @@ def test_bodies_mean_what_the_standard_encoder_said() -> None:
 
 def test_what_orjson_refuses_goes_through_the_standard_encoder() -> None:
     huge = {"x": 10**30, "deep": [[[[[[]]]]]]}
-    assert json.loads(jsonio.dumps(huge)) == huge
+    assert json.loads(dumps_compact(huge)) == huge
     deep: list[object] = []
     for _ in range(300):  # orjson stops at 254 levels
         deep = [deep]
-    assert json.loads(jsonio.dumps(deep)) == deep
+    assert json.loads(dumps_compact(deep)) == deep
 
 
 def test_notice_is_the_json_the_socket_always_sent() -> None:
