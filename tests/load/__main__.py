@@ -25,6 +25,10 @@ def parse_rates(text: str) -> list[float]:
     return [float(x) for x in text.split(",") if x.strip()]
 
 
+def parse_cpus(text: str) -> list[int]:
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
 def client_loop(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
     """The load generator's own event loop: uvloop by default (it shares the machine with
     the workers, so its CPU per request matters), the standard loop on request."""
@@ -58,6 +62,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--client-loop", choices=("uvloop", "asyncio"), default="uvloop",
                    help="the load generator's event loop (the workers' is EVENT_LOOP)")
+    p.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
+                   help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
+                        "aiohttp's ClientSession (the generator before 2026-11-29 evening)")
+    p.add_argument("--client-gc", choices=("freeze", "default"), default="freeze",
+                   help="the generator's GC: freeze the set-up's objects and collect only "
+                        "between rate steps (freeze), or Python's default collector")
+    p.add_argument("--generator-cpus", type=parse_cpus, default=None,
+                   help="pin the load generator to these CPUs, e.g. 1")
+    p.add_argument("--server-cpus", type=parse_cpus, default=None,
+                   help="pin the server (supervisor and workers) to these CPUs, e.g. 0,1")
+    p.add_argument("--generator-nice", type=int, default=0,
+                   help="add this to the generator's niceness (after the server started)")
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     return p
 
@@ -68,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers, games=args.games, timed_games=args.timed_games,
         rates=args.rate, duration=args.duration, redis_url=args.redis_url,
         websockets=not args.no_ws, seed=args.seed,
-        redis_max_connections=args.redis_max_connections,
+        redis_max_connections=args.redis_max_connections, client=args.client,
+        client_gc=args.client_gc, generator_cpus=args.generator_cpus,
+        server_cpus=args.server_cpus, generator_nice=args.generator_nice,
     )
     with asyncio.Runner(loop_factory=client_loop(args.client_loop)) as runner:
         report = runner.run(run_load(cfg))

@@ -138,6 +138,9 @@ class ServerGroup:
     api_only: bool = True
     proc: subprocess.Popen[bytes] | None = None
     logdir: Path | None = None
+    cpus: list[int] | None = None  # CPU affinity of the supervisor (its workers inherit it)
+    _rss_procs: tuple[list[psutil.Process], float] = field(
+        default_factory=lambda: ([], 0.0), repr=False)
 
     @property
     def base_url(self) -> str:
@@ -166,9 +169,11 @@ class ServerGroup:
             self.port = free_port()
         self.logdir = Path(tempfile.mkdtemp(prefix="sab-server-"))
         log = self.log_path.open("ab")
+        cpus = self.cpus
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "telegram_bot"], cwd=ROOT, env=self.env(),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
         log.close()
         wait_until(self._healthy, timeout, f"server on port {self.port}", 0.2)
@@ -221,8 +226,16 @@ class ServerGroup:
         return None
 
     def rss_mb(self) -> list[float]:
+        """Each worker's RSS. Sampled every second during a run, so the list of workers
+        is kept for 10 s (or until one is gone): finding a process's children scans all
+        of /proc (~7 ms here), a stall of the load generator's loop every second."""
+        procs, since = self._rss_procs
+        now = time.monotonic()
+        if not procs or now - since > 10 or not all(p.is_running() for p in procs):
+            procs = self.worker_procs()
+            self._rss_procs = (procs, now)
         out = []
-        for p in self.worker_procs():
+        for p in procs:
             with contextlib.suppress(psutil.Error):
                 out.append(p.memory_info().rss / 2**20)
         return out

@@ -25,8 +25,8 @@ def steps_table(report: dict[str, Any]) -> str:
         "| offered moves/s | achieved moves/s | slots missed (all games busy) | errors | "
         "POST move, client p50 / p95 / p99 ms | POST move, server p50 / p95 / p99 ms | "
         "GET view, server p50 / p95 / p99 ms | worker CPU (cores) | worker CPU ms per move |"
-        " Redis CPU (cores) | load generator CPU (cores) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        " Redis CPU (cores) | load generator CPU (cores) | slot lateness p50 / p99 / max ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in report["steps"]:
         errors = s["errors"]
@@ -39,8 +39,53 @@ def steps_table(report: dict[str, Any]) -> str:
             f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
             f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
             f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
-            f"{s.get('redis_cpu_cores', '—')} | {s.get('load_generator_cpu_cores', '—')} |"
+            f"{s.get('redis_cpu_cores', '—')} | {s.get('load_generator_cpu_cores', '—')} | "
+            f"{_lateness(s)} |"
         )
+    return "\n".join(rows)
+
+
+def _lateness(s: dict[str, Any]) -> str:
+    return _d(s.get("slot_lateness_ms"), "p50", "p99", "max")
+
+
+def _gen_cpu_ms(s: dict[str, Any]) -> str:
+    """The generator's CPU per move; older reports have only its cores."""
+    if "load_generator_cpu_ms_per_move" in s:
+        return f"{s['load_generator_cpu_ms_per_move']:g}"
+    cores = s.get("load_generator_cpu_cores")
+    if cores is None or not s.get("moves_ok"):
+        return "—"
+    return f"{cores * s['seconds'] * 1000 / s['moves_ok']:.3g}*"
+
+
+def generator_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
+    """The load generator's own cost and steadiness per step (reports since the
+    2026-11-29 evening; ``*`` = CPU per move derived from cores × seconds / moves)."""
+    rows = [
+        "| run | offered moves/s | achieved moves/s | generator CPU (cores) | generator CPU ms "
+        "per move | slot lateness p50 / p99 / max ms | generator loop lag p99 / max ms | "
+        "loop stalls ≥ 5 ms: count (busy), ms | GC collections (pause total / max ms) | POSTs "
+        "over 10 ms server-side | of them after a generator stall (all POSTs) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, report in labelled:
+        for s in report["steps"]:
+            g = s.get("load_generator") or {}
+            lag = g.get("loop_lag_ms")
+            al = g.get("server_tail_vs_generator_stalls") or {}
+            stalls = (f"{g['loop_stalls_over_5ms']} ({g.get('loop_stalls_busy', '—')}), "
+                      f"{g['loop_stall_ms_total']:g}" if g else "—")
+            gcs = (f"{g['gc_collections']} ({g['gc_pause_ms_total']:g} / "
+                   f"{g['gc_pause_ms_max']:g})" if g else "—")
+            share = (f"{al.get('tail_posts_following_a_stall_share')} "
+                     f"({al.get('posts_following_a_stall_share')})" if al else "—")
+            rows.append(
+                f"| {label} | {s['offered_moves_per_s']:g} | {s['achieved_moves_per_s']:g} | "
+                f"{s.get('load_generator_cpu_cores', '—')} | {_gen_cpu_ms(s)} | "
+                f"{_lateness(s)} | {_d(lag, 'p99', 'max')} | {stalls} | {gcs} | "
+                f"{al.get('tail_posts_over_10ms', '—')} | {share} |"
+            )
     return "\n".join(rows)
 
 
@@ -50,8 +95,9 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
         "| run | offered moves/s | achieved moves/s | slots missed | errors | "
         "POST move, server p50 / p95 / p99 ms | GET view, server p50 / p95 / p99 ms | "
         "worker CPU (cores) | worker CPU ms per move | load generator CPU (cores) | "
+        "load generator CPU ms per move | slot lateness p50 / p99 / max ms | "
         "Redis CPU (cores) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label, report in labelled:
         for s in report["steps"]:
@@ -61,7 +107,8 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
                 f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
                 f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
                 f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
-                f"{s.get('load_generator_cpu_cores', '—')} | {s.get('redis_cpu_cores', '—')} |"
+                f"{s.get('load_generator_cpu_cores', '—')} | {_gen_cpu_ms(s)} | "
+                f"{_lateness(s)} | {s.get('redis_cpu_cores', '—')} |"
             )
     return "\n".join(rows)
 
@@ -99,13 +146,16 @@ def main(argv: list[str] | None = None) -> int:
     args = list(argv if argv is not None else sys.argv[1:])
     if args and args[0] == "--compare":  # --compare LABEL=FILE.json ...
         pairs = [a.rsplit("=", 1) for a in args[1:]]
-        print(compare_table([(label, json.loads(Path(f).read_text())) for label, f in pairs]))
+        labelled = [(label, json.loads(Path(f).read_text())) for label, f in pairs]
+        print(compare_table(labelled) + "\n")
+        print(generator_table(labelled))
         return 0
     for path in args:
         report = json.loads(Path(path).read_text())
         print(f"### {path}\n")
         if "steps" in report:
             print(steps_table(report) + "\n")
+            print(generator_table([(path, report)]) + "\n")
             print(summary(report) + "\n")
         else:
             print("```json\n" + json.dumps(report, indent=2)[:4000] + "\n```\n")

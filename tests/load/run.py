@@ -17,12 +17,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import aiohttp
+import psutil
 import redis
 
 from tests.load.client import Api
 from tests.load.driver import Driver
+from tests.load.fastclient import FastApi
 from tests.load.harness import RedisServer, ServerGroup
 from tests.load.monitor import Sampler, TimerWatch, redis_memory_per_game
+from tests.load.selfwatch import SelfWatch, alignment
 from tests.load.verify import verify
 
 
@@ -41,6 +44,13 @@ class LoadConfig:
     # workaround for the store's redis-py pool (100 connections, then MaxConnectionsError
     # instead of waiting): pass ?max_connections=N in the workers' REDIS_URL; 0 = as is
     redis_max_connections: int = 0
+    # the slots' GET + POST: "raw" (tests.load.fastclient, ~half the CPU) or "aiohttp"
+    client: str = "raw"
+    client_gc: str = "freeze"  # "freeze": collector off during a step; "default"
+    # CPU placement, reported with the figures: e.g. generator_cpus=[1], server_cpus=[0, 1]
+    generator_cpus: list[int] | None = None
+    server_cpus: list[int] | None = None  # workers and supervisor (not Redis)
+    generator_nice: int = 0  # added to the generator's niceness (0: unchanged)
 
 
 @dataclass
@@ -83,6 +93,21 @@ def _own_cpu() -> float:
     return t.user + t.system
 
 
+def _place_generator(cfg: LoadConfig) -> dict[str, Any]:
+    """Apply the generator's CPU affinity and niceness; what was applied, for the report."""
+    if cfg.generator_cpus:
+        os.sched_setaffinity(0, cfg.generator_cpus)
+    if cfg.generator_nice:
+        os.nice(cfg.generator_nice)
+    return {
+        "generator_cpus": sorted(os.sched_getaffinity(0)),
+        "generator_nice": os.nice(0),
+        "server_cpus": cfg.server_cpus or "all",
+        "client": cfg.client,
+        "client_gc": cfg.client_gc,
+    }
+
+
 async def run_load(
     cfg: LoadConfig,
     *,
@@ -102,7 +127,10 @@ async def run_load(
             sep = "&" if "?" in served_url else "?"
             served_url += f"{sep}max_connections={cfg.redis_max_connections}"
         report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
-        with ServerGroup(served_url, workers=cfg.workers, prefix=prefix) as server:
+        with ServerGroup(served_url, workers=cfg.workers, prefix=prefix,
+                         cpus=cfg.server_cpus) as server:
+            # after Redis and the server started: they must not inherit the generator's
+            report["placement"] = _place_generator(cfg)
             report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
             report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
             report["server_error_log_lines"] = len(server.log_errors())
@@ -125,6 +153,9 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         api = Api(server.base_url, http)
         driver = Driver(api, seed=cfg.seed)
         driver.use_ws = cfg.websockets
+        fast = FastApi.for_base_url(server.base_url) if cfg.client == "raw" else None
+        if fast is not None:
+            driver.hot = fast
         humans = cfg.games - cfg.timed_games
         out["setup_s"] = round(await driver.setup(humans, cfg.timed_games,
                                                   redis_url=redis_url, prefix=prefix), 1)
@@ -132,21 +163,28 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
             driver.open_sockets()
             await asyncio.sleep(min(10.0, 1 + cfg.games / 200))
         stop = asyncio.Event()
+        me = SelfWatch(gc_policy=cfg.client_gc)
+        me.install()
         sampler = Sampler(redis_url, server.rss_mb)
         watch = TimerWatch(redis_url, prefix,
                            lambda: [g.game_id for g in driver.games if g.timed])
         background = [asyncio.create_task(sampler.run(stop)),
-                      asyncio.create_task(watch.run(stop))]
+                      asyncio.create_task(watch.run(stop)),
+                      asyncio.create_task(me.run(stop))]
         env = Env(own_redis, server, driver, redis_url, prefix, watch)
         steps = []
         try:
             for i, rate in enumerate(cfg.rates):
+                me.before_step()  # its collection is not counted in the step's CPU
                 cpu0, t0 = server.cpu_seconds(), time.monotonic()
                 redis0, me0 = _redis_cpu(redis_url), _own_cpu()
                 chaos: asyncio.Task[None] | None = None
                 if during is not None and i == len(cfg.rates) - 1:
                     chaos = asyncio.create_task(during(env))
-                stats = await driver.play(rate, cfg.duration)
+                try:
+                    stats = await driver.play(rate, cfg.duration)
+                finally:
+                    me.after_step()
                 if chaos is not None:
                     with contextlib.suppress(asyncio.CancelledError):
                         await chaos
@@ -155,7 +193,17 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                 secs = max(1e-9, time.monotonic() - t0)
                 step["worker_cpu_cores"] = round(cpu / secs, 2)
                 step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
-                step["load_generator_cpu_cores"] = round((_own_cpu() - me0) / secs, 2)
+                gen_cpu = _own_cpu() - me0
+                step["load_generator_cpu_cores"] = round(gen_cpu / secs, 2)
+                step["load_generator_cpu_ms_per_move"] = round(
+                    gen_cpu * 1000 / max(1, stats.moves_ok), 3)
+                step["load_generator"] = {
+                    **me.window(stats.started, stats.ended),
+                    "rss_mb": round(psutil.Process().memory_info().rss / 2**20, 1),
+                    "server_tail_vs_generator_stalls": alignment(
+                        me.stalls(stats.started, stats.ended), stats.server_sent,
+                        stats.server_ms),
+                }
                 # CPU the workers spent per move (its GET view + POST + timers, WS pushes):
                 # the capacity figure least disturbed by other load on a shared machine
                 step["worker_cpu_ms_per_move"] = round(cpu * 1000 / max(1, stats.moves_ok), 2)
@@ -171,7 +219,11 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         finally:
             stop.set()
             await asyncio.gather(*background, return_exceptions=True)
+            me.uninstall()
             await driver.close_sockets()
+            if fast is not None:
+                out["raw_client_connections_opened"] = fast.connections_opened
+                fast.close()
         out["steps"] = steps
         out["chaos"] = env.notes
         out["resources"] = sampler.summary()

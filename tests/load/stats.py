@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 
-def pct(samples: list[float], q: float) -> float | None:
+def _floats() -> array[float]:
+    """A latency series: ``array('d')`` holds a sample in 8 bytes and is one object for
+    the garbage collector, where a list of floats is a tracked list of 24-byte objects."""
+    return array("d")
+
+
+def pct(samples: Sequence[float], q: float) -> float | None:
     """Nearest-rank percentile (q in 0..100); None without samples."""
     if not samples:
         return None
@@ -17,7 +25,7 @@ def pct(samples: list[float], q: float) -> float | None:
     return round(ordered[rank - 1], 2)
 
 
-def dist(samples: list[float]) -> dict[str, Any]:
+def dist(samples: Sequence[float]) -> dict[str, Any]:
     return {
         "n": len(samples),
         "p50": pct(samples, 50),
@@ -31,11 +39,14 @@ def dist(samples: list[float]) -> dict[str, Any]:
 class Stats:
     """Everything one load phase measured on the client side."""
 
-    post_ms: list[float] = field(default_factory=list)  # POST .../moves round trip
-    get_ms: list[float] = field(default_factory=list)  # GET view round trip
-    move_ms: list[float] = field(default_factory=list)  # scheduled slot -> POST answered
-    server_ms: list[float] = field(default_factory=list)  # Server-Timing of POST moves
-    server_get_ms: list[float] = field(default_factory=list)  # Server-Timing of GET views
+    post_ms: array[float] = field(default_factory=_floats)  # POST .../moves round trip
+    get_ms: array[float] = field(default_factory=_floats)  # GET view round trip
+    move_ms: array[float] = field(default_factory=_floats)  # scheduled slot -> POST answered
+    server_ms: array[float] = field(default_factory=_floats)  # Server-Timing of POST moves
+    server_sent: array[float] = field(default_factory=_floats)  # perf_counter when that POST left
+    server_get_ms: array[float] = field(default_factory=_floats)  # Server-Timing of GET views
+    # a slot's GET sent - the slot's due time: how steady the open loop really is
+    lateness_ms: array[float] = field(default_factory=_floats)
     statuses: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
     scheduled: int = 0
@@ -66,6 +77,7 @@ class Stats:
             "post_move_ms": dist(self.post_ms),
             "get_view_ms": dist(self.get_ms),
             "slot_to_answer_ms": dist(self.move_ms),
+            "slot_lateness_ms": dist(self.lateness_ms),
             "server_post_move_ms": dist(self.server_ms) if self.server_ms else None,
             "server_get_view_ms": dist(self.server_get_ms) if self.server_get_ms else None,
             "ws_reconnects": self.ws_reconnects,
