@@ -21,6 +21,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
+from redis.driver_info import DriverInfo
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -115,13 +116,59 @@ class _CheckedConnection(aioredis.Connection):
         is a connection error like any other — a 503 for the API, an outage for the
         timers — not a bug (redis-py has already dropped the connection)."""
         try:
-            await super().send_packed_command(command, check_health)
+            writer = self._writer
+            if (
+                self.socket_timeout
+                and not self.health_check_interval  # (0 here: no PING before a command)
+                and writer is not None
+                and self.is_connected
+                and not writer.transport.is_closing()
+                and not writer.transport.get_write_buffer_size()
+            ):
+                await self._send_unbuffered(writer, command)
+            else:
+                await super().send_packed_command(command, check_health)
         except RuntimeError as exc:
             if "closed" not in str(exc):
                 raise
             raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
 
+    async def _send_unbuffered(
+        self,
+        writer: asyncio.StreamWriter,
+        command: bytes | str | Iterable[bytes],
+    ) -> None:
+        """The write of a command when nothing is waiting in the socket's buffer (nearly
+        always: a command is a few KB at most), without redis-py's ``asyncio.wait_for``.
 
+        Why: ``wait_for`` wraps every write in a new task (Python 3.11) although the write
+        goes straight to the kernel and ``drain()`` returns at once; at ~2 commands per move
+        that task was a measurable share of a worker's CPU (issue 8). The write timeout
+        still applies whenever it can matter: if the write left bytes in the buffer (the
+        kernel's socket buffer is full: Redis is not reading), the drain is bounded by
+        ``socket_timeout`` exactly as redis-py bounds it. Errors map as in redis-py."""
+        if isinstance(command, str):
+            command = command.encode()
+        if isinstance(command, bytes):
+            command = [command]
+        try:
+            writer.writelines(command)
+            if writer.transport.get_write_buffer_size():
+                await asyncio.wait_for(writer.drain(), self.socket_timeout)
+            else:
+                await writer.drain()  # nothing buffered: returns at once (or raises if lost)
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as exc:
+            await self.disconnect(nowait=True)
+            raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
+        except BaseException:
+            await self.disconnect(nowait=True)
+            raise
+
+
+_DRIVER_INFO = DriverInfo()  # CLIENT SETINFO's name and version, read once per process
 POOL_MAX_CONNECTIONS = 512  # past saturation 64 made requests wait >10 s: 503s
 POOL_TIMEOUT_S = 10.0
 RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
@@ -209,6 +256,11 @@ class RedisStore:
         client_kwargs.setdefault(
             "maint_notifications_config", MaintNotificationsConfig(enabled=False)
         )
+        # One DriverInfo for every connection: redis-py builds one per connection by
+        # default, reading the package's metadata from disk (importlib.metadata) each
+        # time, ~4 ms of CPU per new connection; a burst that grows the pool paid it
+        # hundreds of times, in the middle of the requests it was serving (issue 8).
+        client_kwargs.setdefault("driver_info", _DRIVER_INFO)
         if url.startswith("redis://"):  # (rediss:// and unix:// pick their own classes)
             client_kwargs.setdefault("connection_class", _CheckedConnection)
         pool = aioredis.BlockingConnectionPool.from_url(
