@@ -23,7 +23,7 @@ from core.settings import Settings
 from miniapp import keys, logfilter
 from miniapp.auth import LocalCodes, SessionSigner
 from miniapp.catalogue import catalogue_document
-from miniapp.middleware import errors, identity, security_headers, server_timing
+from miniapp.middleware import api
 from miniapp.ratelimit import TokenBucket
 from miniapp.routes import setup_routes
 from miniapp.static_files import setup_static
@@ -64,9 +64,7 @@ def create_app(
 ) -> web.Application:
     """Build the application; ``service`` is a ``core.service.GameService``."""
     logfilter.install()  # malformed HTTP from clients: an INFO line, not an ERROR traceback
-    app = web.Application(
-        middlewares=[server_timing, security_headers, errors, identity], client_max_size=MAX_BODY
-    )
+    app = web.Application(middlewares=[api], client_max_size=MAX_BODY)
     app[keys.SERVICE] = service
     app[keys.SETTINGS] = settings
     app[keys.SIGNER] = SessionSigner(settings.session_secret)
