@@ -91,6 +91,16 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
     return changed
 
 
+_pack: Callable[[tuple[Any, ...]], bytes] | None
+try:
+    from hiredis import pack_command as _hiredis_pack
+
+    _pack = _hiredis_pack
+except ImportError:  # (redis[hiredis] is a dependency; without it, redis-py packs)
+    _pack = None
+_PACKABLE = (str, bytes, int)  # exact types: a bool is an int but redis-py refuses it
+
+
 class _CheckedConnection(aioredis.Connection):
     """A pooled connection that counts as dirty once its socket was closed under it.
 
@@ -107,6 +117,24 @@ class _CheckedConnection(aioredis.Connection):
         if writer is not None and writer.transport.is_closing():
             return True  # the pool reconnects it before use
         return await super().can_read()
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        """A command in Redis's wire format, packed by hiredis's C packer when every
+        argument is a ``str``, ``bytes`` or ``int`` (all the store's hot commands): the
+        same bytes as redis-py's packer (str as UTF-8, int in decimal; tested) for a
+        fraction of the CPU — ~75 → ~11 µs for a commit's EVALSHA with a 2 KB state.
+        Anything else (a float, a bool, a multi-word command name, another encoding)
+        takes redis-py's own path, with its errors."""
+        if (
+            _pack is not None
+            and args
+            and self.encoder.encoding == "utf-8"
+            and self.encoder.encoding_errors == "strict"
+            and not (isinstance(args[0], str) and " " in args[0])
+            and all(type(a) in _PACKABLE for a in args)
+        ):
+            return [_pack(args)]
+        return list(super().pack_command(*args))
 
     async def send_packed_command(
         self, command: bytes | str | Iterable[bytes], check_health: bool = True

@@ -1,0 +1,53 @@
+"""The store's connection packs commands with hiredis: the same bytes as redis-py's packer.
+
+Why: ``_CheckedConnection.pack_command`` replaces redis-py's Python packer on the hot path
+(issue 8, CPU per move); a byte of difference would be a different command.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import DataError
+
+from core.store.redis_store import RedisStore, _CheckedConnection
+
+SAMPLES: list[tuple[Any, ...]] = [
+    ("PING",),
+    ("HGET", "{g:abc}:r", "v"),
+    ("EVALSHA", "a" * 40, 3, "{g:abc}:r", "{g:abc}:l", "{g:abc}:a", 5, "z1:" + "x" * 9000),
+    ("HSET", "k", "field", "ünïcødé ✓ 漢字", b"\x00\xffraw", -17, 0, 2**62),
+    ("ZADD", "timers", "XX", "LT", 1732900000000, "game|t"),
+    ("SET", "k", ""),
+]
+
+
+def _wire(conn: aioredis.Connection, args: tuple[Any, ...]) -> bytes:
+    return b"".join(bytes(part) for part in conn.pack_command(*args))
+
+
+@pytest.mark.parametrize("args", SAMPLES)
+def test_same_bytes_as_redis_py(args: tuple[Any, ...]) -> None:
+    assert _wire(_CheckedConnection(), args) == _wire(aioredis.Connection(), args)
+
+
+def test_what_hiredis_does_not_take_goes_through_redis_py() -> None:
+    ours, theirs = _CheckedConnection(), aioredis.Connection()
+    for args in [("CLIENT SETINFO", "LIB-NAME", "x"), ("ZADD", "k", 1.5, "m")]:
+        assert _wire(ours, args) == _wire(theirs, args)
+    with pytest.raises(DataError):  # redis-py refuses a bool; so do we
+        ours.pack_command("SET", "k", True)
+
+
+async def test_commands_still_round_trip(redis_url: str, redis_prefix: str) -> None:
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        key = f"{redis_prefix}pack"
+        value = "ünïcødé " + "x" * 20000  # past redis-py's chunking cut-off
+        await store.redis.set(key, value, px=60_000)
+        assert await store.redis.get(key) == value
+        await store.redis.delete(key)
+    finally:
+        await store.close()
