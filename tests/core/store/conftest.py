@@ -10,6 +10,7 @@ import pytest
 from redis.asyncio.connection import AbstractConnection
 
 from core.store import GameStore, MemoryStore, RedisStore
+from core.store.redis_store import _CheckedConnection
 from tests.core.store.store_commands import CommandLog
 
 
@@ -19,16 +20,23 @@ def redis_commands() -> Iterator[CommandLog]:
     slots, and no MULTI is ever opened (a transaction is slot-bound on a Cluster too)."""
     commands = CommandLog()
     original = AbstractConnection.pack_command
+    ours = _CheckedConnection.pack_command  # the store's own packer (hiredis)
 
     def recording(self: AbstractConnection, *args: Any) -> list[bytes]:
         commands.record(args)
         return original(self, *args)
 
+    def recording_ours(self: _CheckedConnection, *args: Any) -> list[bytes]:
+        commands.record(args)  # (a fallback to redis-py's packer records twice: harmless)
+        return ours(self, *args)
+
     AbstractConnection.pack_command = recording  # type: ignore[method-assign]
+    _CheckedConnection.pack_command = recording_ours  # type: ignore[method-assign]
     try:
         yield commands
     finally:
         AbstractConnection.pack_command = original  # type: ignore[method-assign]
+        _CheckedConnection.pack_command = ours  # type: ignore[method-assign]
     assert commands.cross_slot() == []
     assert "MULTI" not in commands.names
 
