@@ -113,11 +113,18 @@ def _decorate(request: web.Request, response: web.StreamResponse) -> None:
         isinstance(response, web.Response)
         and isinstance(response.body, bytes)
         and len(response.body) >= COMPRESS_MIN
-        and response.content_type == "application/json"
+        and _is_json(response.headers.get("Content-Type", ""))
         and "Content-Encoding" not in h
         and "gzip" in request.headers.get("Accept-Encoding", "")
     ):
         gzip_body(response, response.body)
+
+
+@functools.lru_cache(maxsize=32)
+def _is_json(content_type: str) -> bool:
+    """``Content-Type`` is JSON, whatever its parameters (what ``response.content_type``
+    says, without parsing the header again on every response)."""
+    return content_type.partition(";")[0].strip().lower() == "application/json"
 
 
 @functools.lru_cache(maxsize=64)

@@ -26,9 +26,14 @@ GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SERVER_ONLY_MOVES = {"timeout", "apply_timeout"}
 
 
+JSON_TYPE = "application/json; charset=utf-8"
+
+
 def json_response(data: Any, status: int = 200) -> web.Response:
+    """The header as a string, not ``content_type=`` + ``charset=`` (aiohttp parses and
+    rebuilds those per response: ~3 µs of the ~7 it takes to build one)."""
     return web.Response(
-        status=status, body=dumps_compact(data), content_type="application/json", charset="utf-8"
+        status=status, body=dumps_compact(data), headers={"Content-Type": JSON_TYPE}
     )
 
 
