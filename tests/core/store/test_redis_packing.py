@@ -51,3 +51,54 @@ async def test_commands_still_round_trip(redis_url: str, redis_prefix: str) -> N
         await store.redis.delete(key)
     finally:
         await store.close()
+
+
+# --- the lean path of the hot calls (RedisStore._lean) ---------------------------------
+
+
+async def test_load_and_commit_after_the_scripts_were_flushed(
+    redis_url: str, redis_prefix: str
+) -> None:
+    """NOSCRIPT on the lean path: redis-py's path loads the script and runs it, once."""
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        await store.create("g1", "s1", "m1", ttl_s=60)
+        await store.redis.script_flush()
+        record = await store.load("g1")
+        assert record is not None and (record.version, record.state) == (1, "s1")
+        await store.redis.script_flush()
+        assert (await store.commit("g1", 1, "s2", "m2", ["x"], None, ttl_s=60)).ok
+        assert await store.read_log("g1") == ["x"]  # applied once
+        record = await store.load("g1")
+        assert record is not None and (record.version, record.state) == (2, "s2")
+    finally:
+        await store.delete_game("g1")
+        await store.close()
+
+
+async def test_a_connection_failing_mid_command_is_dropped_and_the_call_retried(
+    redis_url: str, redis_prefix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        await store.create("g1", "s1", "m1", ttl_s=60)
+        failed: list[tuple[_CheckedConnection, Any]] = []
+        real_read = _CheckedConnection.read_response
+
+        async def read_once_broken(self: _CheckedConnection, *args: Any, **kwargs: Any) -> Any:
+            if not failed:
+                failed.append((self, self._writer))
+                from redis.exceptions import ConnectionError as RedisConnectionError
+
+                raise RedisConnectionError("reset by test")
+            return await real_read(self, *args, **kwargs)
+
+        monkeypatch.setattr(_CheckedConnection, "read_response", read_once_broken)
+        record = await store.load("g1")
+        assert record is not None and record.version == 1
+        conn, stream = failed[0]
+        assert conn._writer is not stream  # its socket was closed, never read from again
+    finally:
+        monkeypatch.undo()
+        await store.delete_game("g1")
+        await store.close()
