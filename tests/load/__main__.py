@@ -73,7 +73,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--server-cpus", type=parse_cpus, default=None,
                    help="pin the server (supervisor and workers) to these CPUs, e.g. 0,1")
     p.add_argument("--generator-nice", type=int, default=0,
-                   help="add this to the generator's niceness (after the server started)")
+                   help="lower the generator's priority by this much after the server "
+                        "started (with autogroup scheduling: in a session of its own whose "
+                        "group nice is set too; plain nice would not reach the server)")
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     return p
 

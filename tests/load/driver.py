@@ -23,6 +23,7 @@ import orjson
 from core.service import GameService
 from core.store import RedisStore
 from tests.load.client import Api, Reply
+from tests.load.fastclient import HttpError
 from tests.load.stats import Stats
 from tests.load.verify import Ack
 
@@ -78,6 +79,7 @@ class Driver:
         self.replace_finished = True
         self.use_ws = True
         self._ws_gate = asyncio.Semaphore(32)
+        self.greeted = 0  # sockets that heard their first notice (at least once)
 
     def _user(self) -> int:
         self._next_user += 1
@@ -165,6 +167,8 @@ class Driver:
                     hello = await ws.receive(timeout=30)
                 if not first:
                     self.stats.ws_reconnects += 1
+                else:
+                    self.greeted += 1
                 first = False
                 self._notice(game, hello)
                 async for msg in ws:
@@ -186,6 +190,15 @@ class Driver:
             if version > game.pushed:
                 game.pushed = version
                 game.push_at[version] = now
+
+    async def sockets_greeted(self, timeout: float) -> float:
+        """Wait until every socket heard its greeting (or ``timeout``); the seconds it
+        took. A step must not begin with games whose socket is still opening: their
+        versions would never be announced."""
+        began = time.monotonic()
+        while self.greeted < len(self._sockets) and time.monotonic() - began < timeout:
+            await asyncio.sleep(0.1)
+        return time.monotonic() - began
 
     async def close_sockets(self) -> None:
         for task in self._sockets:
@@ -268,7 +281,8 @@ class Driver:
                 stats.error_times.append(time.monotonic())
                 game.current_seat = None
         except (aiohttp.ClientError, TimeoutError, ConnectionError) as exc:
-            stats.errors[type(exc).__name__] += 1
+            kind = type(exc).__name__
+            stats.errors[f"{kind}: {exc}" if isinstance(exc, HttpError) else kind] += 1
             stats.error_times.append(time.monotonic())
             game.current_seat = None
             await asyncio.sleep(0.2)

@@ -58,7 +58,7 @@ class _Conn(asyncio.Protocol):
         try:
             answer = self._answer()
         except (ValueError, IndexError, zlib.error) as exc:
-            self._fail(HttpError(f"unreadable answer: {exc}"))
+            self._fail(HttpError(f"unreadable answer ({exc})"[:60]))
             return
         if answer is not None:
             waiter, self.waiter = self.waiter, None
@@ -67,7 +67,8 @@ class _Conn(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._fail(HttpError(f"connection lost: {exc}" if exc else "server closed"))
+        self._fail(HttpError(f"connection lost ({type(exc).__name__})" if exc
+                             else "server closed the connection"))
 
     # parsing ---------------------------------------------------------------------
     def _answer(self) -> tuple[int, dict[bytes, bytes], bytes] | None:

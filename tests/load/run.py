@@ -14,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -93,16 +94,42 @@ def _own_cpu() -> float:
     return t.user + t.system
 
 
-def _place_generator(cfg: LoadConfig) -> dict[str, Any]:
-    """Apply the generator's CPU affinity and niceness; what was applied, for the report."""
+def _autogroup(pid: int | str = "self") -> str | None:
+    """``/autogroup-N nice K`` of a process, when the kernel groups by session."""
+    try:
+        if Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() != "1":
+            return None
+        return Path(f"/proc/{pid}/autogroup").read_text().strip()
+    except OSError:
+        return None
+
+
+def _place_generator(cfg: LoadConfig, server: ServerGroup) -> dict[str, Any]:
+    """Apply the generator's CPU affinity and priority; what was applied, for the report.
+
+    With the kernel's autogroup scheduling (``sched_autogroup_enabled``, on here) CPU is
+    shared fairly between *sessions* first, and a process's nice value only ranks it
+    within its own session: the server (started in its own session) never saw a plain
+    ``nice`` of the generator. So the generator moves to a session of its own and sets
+    that group's nice (``/proc/self/autogroup``) as well as its own.
+    """
     if cfg.generator_cpus:
         os.sched_setaffinity(0, cfg.generator_cpus)
     if cfg.generator_nice:
         os.nice(cfg.generator_nice)
+        if _autogroup() is not None:
+            with contextlib.suppress(OSError):
+                os.setsid()  # a new session = a new autogroup, only this process in it
+            with contextlib.suppress(OSError):
+                Path("/proc/self/autogroup").write_text(str(cfg.generator_nice))
+    top = server.proc.pid if server.proc is not None else None
     return {
         "generator_cpus": sorted(os.sched_getaffinity(0)),
         "generator_nice": os.nice(0),
-        "server_cpus": cfg.server_cpus or "all",
+        "generator_autogroup": _autogroup(),
+        "server_cpus": sorted(os.sched_getaffinity(top)) if top else None,
+        "server_nice": os.getpriority(os.PRIO_PROCESS, top) if top else None,
+        "server_autogroup": _autogroup(top) if top else None,
         "client": cfg.client,
         "client_gc": cfg.client_gc,
     }
@@ -130,7 +157,7 @@ async def run_load(
         with ServerGroup(served_url, workers=cfg.workers, prefix=prefix,
                          cpus=cfg.server_cpus) as server:
             # after Redis and the server started: they must not inherit the generator's
-            report["placement"] = _place_generator(cfg)
+            report["placement"] = _place_generator(cfg, server)
             report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
             report["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
             report["server_error_log_lines"] = len(server.log_errors())
@@ -161,7 +188,11 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                                                   redis_url=redis_url, prefix=prefix), 1)
         if cfg.websockets:
             driver.open_sockets()
-            await asyncio.sleep(min(10.0, 1 + cfg.games / 200))
+            # every socket greeted before the first step (was a fixed pause of up to
+            # 10 s: on a busy machine some sockets were still opening when moves began)
+            out["ws_open_s"] = round(await driver.sockets_greeted(60.0), 1)
+            out["ws_not_greeted_at_start"] = len(driver._sockets) - driver.greeted
+            await asyncio.sleep(1.0)
         stop = asyncio.Event()
         me = SelfWatch(gc_policy=cfg.client_gc)
         me.install()
