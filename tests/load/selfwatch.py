@@ -72,6 +72,9 @@ class SelfWatch:
         if self._installed:
             gc.callbacks.remove(self._on_gc)
             self._installed = False
+        if self.gc_policy == "freeze":
+            gc.enable()
+            gc.unfreeze()  # the process (e.g. pytest) goes on with its usual collector
 
     def before_step(self) -> None:
         """Collect what set-up or the previous step left, freeze it, and (``freeze``)
