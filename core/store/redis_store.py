@@ -336,11 +336,7 @@ class RedisStore:
         args: list[str | int] = (
             [cached.version, cached.state_len, cached.meta_len] if cached else ["", -2, -2]
         )
-        try:
-            (reply,) = await self._lean([("EVALSHA", self._load_cached.sha, 1, key, *args)])
-        except (NoScriptError, RedisConnectionError, RedisTimeoutError):
-            # redis-py's own path: it loads the script, or retries on a new connection
-            reply = await self._load_cached(keys=[key], args=args)
+        reply = await self._run_script(self._load_cached, [key], args)
         if not reply:
             self._big.pop(game_id, None)
             return None
@@ -370,7 +366,11 @@ class RedisStore:
             self._big.popitem(last=False)
 
     async def version(self, game_id: str) -> int | None:
-        raw = await self.redis.hget(self.keys.game(game_id), "v")
+        key = self.keys.game(game_id)
+        try:
+            (raw,) = await self._lean([("HGET", key, "v")])
+        except (RedisConnectionError, RedisTimeoutError):
+            raw = await self.redis.hget(key, "v")  # redis-py's path, with its retry
         return int(raw) if raw is not None else None
 
     async def commit(
@@ -460,7 +460,7 @@ class RedisStore:
 
     async def touch(self, game_id: str, who: str, now_ms: int) -> None:
         key = self.keys.game(game_id)
-        await self._hset_alive(keys=[key, key], args=[f"p:{who}", int(now_ms)])
+        await self._run_script(self._hset_alive, [key, key], [f"p:{who}", int(now_ms)])
 
     # ---------------------------------------------------------------- adapter data
     async def set_adapter(self, game_id: str, name: str, value: str) -> None:
@@ -846,6 +846,17 @@ class RedisStore:
             for script in self._scripts:
                 script.sha = _str(await self.redis.script_load(script.script))
         raise AssertionError("unreachable")
+
+    async def _run_script(
+        self, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]
+    ) -> Any:
+        """A script on the lean path (see ``_lean``); NOSCRIPT or a connection error: through
+        redis-py's own call, which loads the script or retries on a new connection."""
+        try:
+            (reply,) = await self._lean([("EVALSHA", script.sha, len(keys), *keys, *args)])
+        except (NoScriptError, RedisConnectionError, RedisTimeoutError):
+            reply = await script(keys=list(keys), args=list(args))
+        return reply
 
     async def _lean(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """Send commands in one write and read their replies, on a connection of the
