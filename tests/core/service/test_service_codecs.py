@@ -110,3 +110,29 @@ def test_move_log_codec_knows_every_engine_move_type() -> None:
     assert set(ENGINE_FIELDS) <= set(movelog.FIELDS)
     for move_type, fields in ENGINE_FIELDS.items():
         assert set(fields) <= set(movelog.FIELDS[move_type]), move_type
+
+
+def test_an_unchanged_meta_reuses_its_packed_form_and_a_changed_one_packs_anew() -> None:
+    """``to_stored`` remembers the packed form of JSON it has seen (issue 8: a move that
+    leaves the meta as it was does not compress it again); the result is what packing
+    would give, and a change is never answered from the cache."""
+    from core.service import meta as meta_module
+    from core.service.meta import Meta, Seat
+
+    meta = Meta(
+        game_id="g-pack",
+        creator=1,
+        options={"rounds": 3},
+        seats=[Seat(i, f"Player {i}", "en") for i in range(1, 6)],
+    )
+    stored = meta.to_stored()
+    meta_module._PACKED.clear()
+    read = Meta.from_json(stored)  # reading remembers the packed form of its JSON
+    assert len(meta_module._PACKED) == 1
+    assert read.copy().to_stored() == stored
+    changed = read.copy()
+    changed.seats[2].timeouts += 1
+    again = changed.to_stored()
+    assert again != stored and Meta.from_json(again) == changed
+    meta_module._PACKED.clear()
+    assert changed.to_stored() == again  # packed anew: the same bytes
