@@ -75,13 +75,8 @@ def _error_response(request: web.Request, exc: Exception) -> web.Response:
     return ApiError(500, "internal_error", "something went wrong on our side").response()
 
 
-def csp(request: web.Request) -> str:
-    return _csp_for(request.host)
-
-
-@functools.lru_cache(maxsize=64)
 def _csp_for(host: str) -> str:
-    """The policy for a Host header (a handful of values: built once each, not per request)."""
+    """The policy for a Host header (built once per host, through ``_static_headers``)."""
     return "; ".join(
         [
             "default-src 'self'",
