@@ -65,6 +65,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
                    help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
                         "aiohttp's ClientSession (the generator before 2026-11-29 evening)")
+    p.add_argument("--connections", choices=("per-player", "shared"), default="per-player",
+                   help="the raw client's keep-alive connections: each player's own, as "
+                        "each player's browser (per-player), or one pool for all players "
+                        "(shared: the generator before 2026-11-29 night)")
     p.add_argument("--client-gc", choices=("freeze", "default"), default="freeze",
                    help="the generator's GC: freeze the set-up's objects and collect only "
                         "between rate steps (freeze), or Python's default collector")
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         rates=args.rate, duration=args.duration, redis_url=args.redis_url,
         websockets=not args.no_ws, seed=args.seed,
         redis_max_connections=args.redis_max_connections, client=args.client,
-        client_gc=args.client_gc, generator_cpus=args.generator_cpus,
+        client_gc=args.client_gc, connections=args.connections, generator_cpus=args.generator_cpus,
         server_cpus=args.server_cpus, generator_nice=args.generator_nice,
     )
     with asyncio.Runner(loop_factory=client_loop(args.client_loop)) as runner:

@@ -146,11 +146,21 @@ def _dechunk(buf: bytearray, start: int) -> tuple[bytes, int] | None:
 
 
 class FastApi:
-    """``view`` and ``move`` of :class:`tests.load.client.Api`, over raw keep-alive HTTP."""
+    """``view`` and ``move`` of :class:`tests.load.client.Api`, over raw keep-alive HTTP.
 
-    def __init__(self, host: str, port: int) -> None:
+    ``per_player`` (the default) keeps each player's own idle connections, as each
+    player's browser does: a player's GET and the POST after it travel on one connection,
+    so they reach the same worker, and the players' connections spread over the workers
+    as the kernel's ``SO_REUSEPORT`` hashing places them. One pool shared by every player
+    (``per_player=False``, the generator before 2026-11-29 night) hands the most recently
+    used connection to the next request: nearly all requests then travel on the same few
+    connections, so one worker gets most of the load, and a POST often reaches a worker
+    other than its GET's, which loads the game again."""
+
+    def __init__(self, host: str, port: int, per_player: bool = True) -> None:
         self.host, self.port = host, port
-        self._idle: list[_Conn] = []
+        self.per_player = per_player
+        self._idle: dict[str, list[_Conn]] = {}
         self._common = (f"Host: {host}:{port}\r\nAccept: */*\r\n"
                         "Accept-Encoding: gzip, deflate\r\n").encode()
         self._gets: dict[tuple[str, str], bytes] = {}
@@ -158,10 +168,10 @@ class FastApi:
         self.connections_opened = 0
 
     @classmethod
-    def for_base_url(cls, base_url: str) -> FastApi:
+    def for_base_url(cls, base_url: str, per_player: bool = True) -> FastApi:
         hostport = base_url.split("://", 1)[1].rstrip("/")
         host, _, port = hostport.rpartition(":")
-        return cls(host, int(port))
+        return cls(host, int(port), per_player)
 
     async def view(self, token: str, game_id: str) -> Reply:
         request = self._gets.get((token, game_id))
@@ -169,7 +179,7 @@ class FastApi:
             request = self._gets[(token, game_id)] = (
                 f"GET /api/games/{game_id} HTTP/1.1\r\n".encode() + self._common
                 + f"Authorization: Bearer {token}\r\n\r\n".encode())
-        return await self._send(request, retry=True)
+        return await self._send(token, request, retry=True)
 
     async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply:
         head = self._posts.get((token, game_id))
@@ -179,11 +189,13 @@ class FastApi:
                 + f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
                   "Content-Length: ".encode())
         body = orjson.dumps({"version": version, "move": move})
-        return await self._send(b"%s%d\r\n\r\n%s" % (head, len(body), body), retry=False)
+        return await self._send(token, b"%s%d\r\n\r\n%s" % (head, len(body), body),
+                                retry=False)
 
-    async def _send(self, request: bytes, *, retry: bool) -> Reply:
+    async def _send(self, token: str, request: bytes, *, retry: bool) -> Reply:
         began = time.perf_counter()
-        conn, reused = await self._conn()
+        idle = self._idle.setdefault(token if self.per_player else "", [])
+        conn, reused = await self._conn(idle)
         try:
             status, headers, body = await self._exchange(conn, request)
         except HttpError:
@@ -191,11 +203,11 @@ class FastApi:
             # sent again on a fresh one (as browsers do); a POST's failure is reported
             if not (retry and reused):
                 raise
-            conn, _ = await self._conn(fresh=True)
+            conn, _ = await self._conn(idle, fresh=True)
             status, headers, body = await self._exchange(conn, request)
         ms = (time.perf_counter() - began) * 1000
         if not conn.closed and headers.get(b"connection", b"").lower() != b"close":
-            self._idle.append(conn)
+            idle.append(conn)
         elif conn.transport is not None:
             conn.transport.close()
         timing = headers.get(b"server-timing")
@@ -207,8 +219,7 @@ class FastApi:
                 server_ms = float(digits)
         return Reply(status, _parse(body), ms, server_ms)
 
-    async def _conn(self, fresh: bool = False) -> tuple[_Conn, bool]:
-        idle = self._idle
+    async def _conn(self, idle: list[_Conn], fresh: bool = False) -> tuple[_Conn, bool]:
         while idle and not fresh:
             conn = idle.pop()
             if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
@@ -233,9 +244,10 @@ class FastApi:
             timer.cancel()
 
     def close(self) -> None:
-        for conn in self._idle:
-            if conn.transport is not None:
-                conn.transport.close()
+        for idle in self._idle.values():
+            for conn in idle:
+                if conn.transport is not None:
+                    conn.transport.close()
         self._idle.clear()
 
 

@@ -241,12 +241,17 @@ class ServerGroup:
         return out
 
     def cpu_seconds(self) -> float:
-        total = 0.0
+        return sum(self.cpu_by_process().values())
+
+    def cpu_by_process(self) -> dict[int, float]:
+        """Each worker's (and the timer process's) CPU seconds so far, by pid: how evenly
+        the kernel's ``SO_REUSEPORT`` placement spreads the load shows in the split."""
+        out = {}
         for p in self.worker_procs():
             with contextlib.suppress(psutil.Error):
                 t = p.cpu_times()
-                total += t.user + t.system
-        return total
+                out[p.pid] = t.user + t.system
+        return out
 
     def log_tail(self, lines: int = 40) -> str:
         if self.logdir is None or not self.log_path.exists():

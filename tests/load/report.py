@@ -24,8 +24,9 @@ def steps_table(report: dict[str, Any]) -> str:
     rows = [
         "| offered moves/s | achieved moves/s | slots missed (all games busy) | errors | "
         "POST move, client p50 / p95 / p99 ms | POST move, server p50 / p95 / p99 ms | "
-        "GET view, server p50 / p95 / p99 ms | worker CPU (cores) | worker CPU ms per move |"
-        " Redis CPU (cores) | load generator CPU (cores) | slot lateness p50 / p99 / max ms |",
+        "GET view, server p50 / p95 / p99 ms | worker CPU, cores (each process) | "
+        "worker CPU ms per move | Redis CPU (cores) | load generator CPU (cores) | "
+        "slot lateness p50 / p99 / max ms |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in report["steps"]:
@@ -38,11 +39,19 @@ def steps_table(report: dict[str, Any]) -> str:
             f"{_d(s['post_move_ms'], 'p50', 'p95', 'p99')} | "
             f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
             f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
-            f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
+            f"{_cores(s)} | {s['worker_cpu_ms_per_move']} | "
             f"{s.get('redis_cpu_cores', '—')} | {s.get('load_generator_cpu_cores', '—')} | "
             f"{_lateness(s)} |"
         )
     return "\n".join(rows)
+
+
+def _cores(s: dict[str, Any]) -> str:
+    """All workers' cores, then each process's share when the report has it."""
+    each = s.get("worker_cpu_cores_each")
+    if not each:
+        return str(s["worker_cpu_cores"])
+    return f"{s['worker_cpu_cores']} ({' + '.join(map(str, each))})"
 
 
 def _lateness(s: dict[str, Any]) -> str:
@@ -94,7 +103,7 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
     rows = [
         "| run | offered moves/s | achieved moves/s | slots missed | errors | "
         "POST move, server p50 / p95 / p99 ms | GET view, server p50 / p95 / p99 ms | "
-        "worker CPU (cores) | worker CPU ms per move | load generator CPU (cores) | "
+        "worker CPU, cores (each process) | worker CPU ms per move | load generator CPU (cores) | "
         "load generator CPU ms per move | slot lateness p50 / p99 / max ms | "
         "Redis CPU (cores) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
@@ -106,7 +115,7 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
                 f"{s['slots_missed_all_games_busy']} | {s['errors']} | "
                 f"{_d(s.get('server_post_move_ms'), 'p50', 'p95', 'p99')} | "
                 f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
-                f"{s['worker_cpu_cores']} | {s['worker_cpu_ms_per_move']} | "
+                f"{_cores(s)} | {s['worker_cpu_ms_per_move']} | "
                 f"{s.get('load_generator_cpu_cores', '—')} | {_gen_cpu_ms(s)} | "
                 f"{_lateness(s)} | {s.get('redis_cpu_cores', '—')} |"
             )

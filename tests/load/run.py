@@ -48,6 +48,9 @@ class LoadConfig:
     # the slots' GET + POST: "raw" (tests.load.fastclient, ~half the CPU) or "aiohttp"
     client: str = "raw"
     client_gc: str = "freeze"  # "freeze": collector off during a step; "default"
+    # "per-player": each player's own keep-alive connections, as each browser has;
+    # "shared": one pool for every player (the raw client before 2026-11-29 night)
+    connections: str = "per-player"
     # CPU placement, reported with the figures: e.g. generator_cpus=[1], server_cpus=[0, 1]
     generator_cpus: list[int] | None = None
     server_cpus: list[int] | None = None  # workers and supervisor (not Redis)
@@ -132,6 +135,7 @@ def _place_generator(cfg: LoadConfig, server: ServerGroup) -> dict[str, Any]:
         "server_autogroup": _autogroup(top) if top else None,
         "client": cfg.client,
         "client_gc": cfg.client_gc,
+        "connections": cfg.connections,
     }
 
 
@@ -180,7 +184,8 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         api = Api(server.base_url, http)
         driver = Driver(api, seed=cfg.seed)
         driver.use_ws = cfg.websockets
-        fast = FastApi.for_base_url(server.base_url) if cfg.client == "raw" else None
+        fast = (FastApi.for_base_url(server.base_url, cfg.connections == "per-player")
+                if cfg.client == "raw" else None)
         if fast is not None:
             driver.hot = fast
         humans = cfg.games - cfg.timed_games
@@ -207,7 +212,8 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         try:
             for i, rate in enumerate(cfg.rates):
                 me.before_step()  # its collection is not counted in the step's CPU
-                cpu0, t0 = server.cpu_seconds(), time.monotonic()
+                each0, t0 = server.cpu_by_process(), time.monotonic()
+                cpu0 = sum(each0.values())
                 redis0, me0 = _redis_cpu(redis_url), _own_cpu()
                 chaos: asyncio.Task[None] | None = None
                 if during is not None and i == len(cfg.rates) - 1:
@@ -223,6 +229,10 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                 cpu = server.cpu_seconds() - cpu0
                 secs = max(1e-9, time.monotonic() - t0)
                 step["worker_cpu_cores"] = round(cpu / secs, 2)
+                # per process, busiest first (the timer process is among them)
+                step["worker_cpu_cores_each"] = sorted(
+                    (round((used - each0.get(pid, 0.0)) / secs, 2)
+                     for pid, used in server.cpu_by_process().items()), reverse=True)
                 step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
                 gen_cpu = _own_cpu() - me0
                 step["load_generator_cpu_cores"] = round(gen_cpu / secs, 2)

@@ -26,7 +26,7 @@ async def _view(request: web.Request) -> web.StreamResponse:
     game = request.match_info["game"]
     auth = request.headers.get("Authorization", "")
     body = json.dumps({"game": game, "auth": auth, "ae": request.headers.get(
-        "Accept-Encoding", "")}).encode()
+        "Accept-Encoding", ""), "peer": _peer_port(request)}).encode()
     headers = {"Server-Timing": "app;dur=1.25"}
     if game == "gz":
         return web.Response(body=gzip.compress(body), content_type="application/json",
@@ -48,9 +48,15 @@ async def _view(request: web.Request) -> web.StreamResponse:
     return web.Response(body=body, content_type="application/json", headers=headers)
 
 
+def _peer_port(request: web.Request) -> int:
+    assert request.transport is not None
+    return int(request.transport.get_extra_info("peername")[1])
+
+
 async def _move(request: web.Request) -> web.Response:
     data = await request.json()
-    return web.json_response({"echo": data}, status=409 if data["version"] < 0 else 200)
+    return web.json_response({"echo": data, "peer": _peer_port(request)},
+                             status=409 if data["version"] < 0 else 200)
 
 
 async def _start() -> tuple[FastApi, web.AppRunner]:
@@ -78,6 +84,7 @@ async def test_bodies_headers_and_keep_alive(server: tuple[FastApi, web.AppRunne
     for game in ("plain", "gz", "chunked", "close", "plain"):
         reply = await api.view("tok", game)
         assert reply.status == 200
+        assert reply.body is not None and reply.body.pop("peer") > 0
         assert reply.body == {"game": game, "auth": "Bearer tok", "ae": "gzip, deflate"}
         assert reply.server_ms == 1.25
     big = await api.view("tok", "big")
@@ -85,6 +92,7 @@ async def test_bodies_headers_and_keep_alive(server: tuple[FastApi, web.AppRunne
     # one connection reused, one more after the server's "Connection: close"
     assert api.connections_opened == 2
     moved = await api.move("tok", "g1", 3, {"card": "a"})
+    assert moved.body is not None and moved.body.pop("peer") > 0
     assert (moved.status, moved.body) == (200, {"echo": {"version": 3, "move": {"card": "a"}}})
     refused = await api.move("tok", "g1", -1, {})
     assert refused.status == 409
@@ -95,6 +103,30 @@ async def test_concurrent_requests_get_their_own_answers(
     api, _ = server
     replies = await asyncio.gather(*(api.view(f"t{i}", "plain") for i in range(50)))
     assert [r.body["auth"] for r in replies] == [f"Bearer t{i}" for i in range(50)]
+
+
+async def test_each_player_keeps_its_own_connection(
+        server: tuple[FastApi, web.AppRunner]) -> None:
+    """Per player (the default), like one browser per player: a player's GET and POST share
+    one connection (so they reach one worker), and players do not share connections."""
+    api, _ = server
+    a_get = await api.view("a", "plain")
+    a_post = await api.move("a", "plain", 1, {})
+    b_get = await api.view("b", "plain")
+    assert a_get.body["peer"] == a_post.body["peer"] != b_get.body["peer"]
+    assert api.connections_opened == 2
+
+
+async def test_a_shared_pool_hands_one_connection_to_every_player() -> None:
+    api, runner = await _start()
+    shared = FastApi(api.host, api.port, per_player=False)
+    try:
+        peers = {(await shared.view(token, "plain")).body["peer"] for token in "abc"}
+        assert len(peers) == 1 and shared.connections_opened == 1
+    finally:
+        api.close()
+        shared.close()
+        await runner.cleanup()
 
 
 async def test_a_closed_keep_alive_connection_is_replaced(
