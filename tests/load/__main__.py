@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.load.fastclient import ROUTINGS
 from tests.load.run import LoadConfig, run_load
 
 
@@ -66,13 +65,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
                    help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
                         "aiohttp's ClientSession (the generator before 2026-11-29 evening)")
-    p.add_argument("--connections", choices=ROUTINGS, default="by-worker",
-                   help="the raw client's keep-alive connections: by-worker as the "
-                        "deployment's proxy (deploy/Caddyfile) sends requests (each "
-                        "worker's own port, a player always to one worker, a pool per "
-                        "worker); per-player as browsers straight at the shared port; "
-                        "shared: one pool for all players (the generator before "
-                        "2026-11-29 night)")
+    p.add_argument("--connections", choices=("per-player", "shared"), default="per-player",
+                   help="the raw client's keep-alive connections: each player's own, as "
+                        "each player's browser (per-player), or one pool for all players "
+                        "(shared: the generator before 2026-11-29 night)")
     p.add_argument("--client-gc", choices=("freeze", "default"), default="freeze",
                    help="the generator's GC: freeze the set-up's objects and collect only "
                         "between rate steps (freeze), or Python's default collector")

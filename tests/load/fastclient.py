@@ -26,8 +26,6 @@ import orjson
 from tests.load.client import Reply, _parse
 
 TIMEOUT_S = 30.0  # the aiohttp session's total timeout it replaces
-DIAL_RETRY_S = 3.0  # deploy/Caddyfile's lb_try_duration
-DIAL_RETRY_EVERY_S = 0.25  # and its lb_try_interval
 
 
 class HttpError(ConnectionError):
@@ -147,38 +145,22 @@ def _dechunk(buf: bytearray, start: int) -> tuple[bytes, int] | None:
         pos += size + 2
 
 
-ROUTINGS = ("by-worker", "per-player", "shared")
-
-
 class FastApi:
     """``view`` and ``move`` of :class:`tests.load.client.Api`, over raw keep-alive HTTP.
 
-    How requests find connections (``routing``):
+    ``per_player`` (the default) keeps each player's own idle connections, as each
+    player's browser does: a player's GET and the POST after it travel on one connection,
+    so they reach the same worker, and the players' connections spread over the workers
+    as the kernel's ``SO_REUSEPORT`` hashing places them. One pool shared by every player
+    (``per_player=False``, the generator before 2026-11-29 night) hands the most recently
+    used connection to the next request: nearly all requests then travel on the same few
+    connections, so one worker gets most of the load, and a POST often reaches a worker
+    other than its GET's, which loads the game again."""
 
-    - ``by-worker``, as the deployment's proxy (deploy/Caddyfile) sends them: each worker's
-      own port (``WORKER_PORT_BASE``), a player always to the same worker (a hash of its
-      token, as Caddy hashes the Authorization header), and one pool of kept-alive
-      connections per worker, the most recently used first (as Go's, so Caddy's);
-    - ``per-player``, as browsers talking to the workers directly: each player its own
-      connections to the shared port, spread over the workers by the kernel's
-      ``SO_REUSEPORT`` hashing;
-    - ``shared``, the generator before 2026-11-29 night: one pool for every player on the
-      shared port. The most recently used connection serves the next request, so nearly
-      all requests travel on a few connections and one worker gets most of the load, and
-      a POST often reaches another worker than its GET, which loads the game again.
-    """
-
-    def __init__(self, host: str, port: int, routing: str = "per-player",
-                 worker_ports: tuple[int, ...] = ()) -> None:
-        if routing not in ROUTINGS:
-            raise ValueError(f"routing must be one of {', '.join(ROUTINGS)}")
-        if routing == "by-worker" and not worker_ports:
-            raise ValueError("by-worker routing needs the workers' own ports")
+    def __init__(self, host: str, port: int, per_player: bool = True) -> None:
         self.host, self.port = host, port
-        self.routing = routing
-        self.worker_ports = worker_ports
+        self.per_player = per_player
         self._idle: dict[str, list[_Conn]] = {}
-        self._route: dict[str, tuple[list[_Conn], int]] = {}
         self._common = (f"Host: {host}:{port}\r\nAccept: */*\r\n"
                         "Accept-Encoding: gzip, deflate\r\n").encode()
         self._gets: dict[tuple[str, str], bytes] = {}
@@ -186,23 +168,10 @@ class FastApi:
         self.connections_opened = 0
 
     @classmethod
-    def for_base_url(cls, base_url: str, routing: str = "per-player",
-                     worker_ports: tuple[int, ...] = ()) -> FastApi:
+    def for_base_url(cls, base_url: str, per_player: bool = True) -> FastApi:
         hostport = base_url.split("://", 1)[1].rstrip("/")
         host, _, port = hostport.rpartition(":")
-        return cls(host, int(port), routing, worker_ports)
-
-    def _pool(self, token: str) -> tuple[list[_Conn], int]:
-        """The idle connections a player's request may use, and the port they go to."""
-        route = self._route.get(token)
-        if route is None:
-            if self.routing == "by-worker":
-                worker = zlib.crc32(token.encode()) % len(self.worker_ports)
-                key, port = f"worker {worker}", self.worker_ports[worker]
-            else:
-                key, port = (token if self.routing == "per-player" else ""), self.port
-            route = self._route[token] = (self._idle.setdefault(key, []), port)
-        return route
+        return cls(host, int(port), per_player)
 
     async def view(self, token: str, game_id: str) -> Reply:
         request = self._gets.get((token, game_id))
@@ -225,8 +194,8 @@ class FastApi:
 
     async def _send(self, token: str, request: bytes, *, retry: bool) -> Reply:
         began = time.perf_counter()
-        idle, port = self._pool(token)
-        conn, reused = await self._conn(idle, port)
+        idle = self._idle.setdefault(token if self.per_player else "", [])
+        conn, reused = await self._conn(idle)
         try:
             status, headers, body = await self._exchange(conn, request)
         except HttpError:
@@ -234,7 +203,7 @@ class FastApi:
             # sent again on a fresh one (as browsers do); a POST's failure is reported
             if not (retry and reused):
                 raise
-            conn, _ = await self._conn(idle, port, fresh=True)
+            conn, _ = await self._conn(idle, fresh=True)
             status, headers, body = await self._exchange(conn, request)
         ms = (time.perf_counter() - began) * 1000
         if not conn.closed and headers.get(b"connection", b"").lower() != b"close":
@@ -250,24 +219,13 @@ class FastApi:
                 server_ms = float(digits)
         return Reply(status, _parse(body), ms, server_ms)
 
-    async def _conn(self, idle: list[_Conn], port: int,
-                    fresh: bool = False) -> tuple[_Conn, bool]:
+    async def _conn(self, idle: list[_Conn], fresh: bool = False) -> tuple[_Conn, bool]:
         while idle and not fresh:
             conn = idle.pop()
             if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
                 return conn, True
         loop = asyncio.get_running_loop()
-        give_up = time.monotonic() + DIAL_RETRY_S
-        while True:
-            try:
-                transport, conn = await loop.create_connection(_Conn, self.host, port)
-                break
-            except ConnectionRefusedError:
-                # a worker being replaced (by-worker, like the deployment's proxy: dialled
-                # again every 250 ms for up to 3 s; nothing was sent, so a POST may retry)
-                if self.routing != "by-worker" or time.monotonic() >= give_up:
-                    raise
-                await asyncio.sleep(DIAL_RETRY_EVERY_S)
+        transport, conn = await loop.create_connection(_Conn, self.host, self.port)
         conn.transport = transport  # uvloop may call connection_made only later
         self.connections_opened += 1
         return conn, False

@@ -37,25 +37,6 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def free_port_run(count: int) -> int:
-    """The first of ``count`` consecutive free ports (the workers' own ports)."""
-    for _ in range(100):
-        base = free_port()
-        if base + count > 65536:
-            continue
-        socks = [socket.socket() for _ in range(count)]
-        try:
-            for offset, sock in enumerate(socks):
-                sock.bind((HOST, base + offset))
-        except OSError:
-            continue
-        finally:
-            for sock in socks:
-                sock.close()
-        return base
-    raise RuntimeError("no run of free ports")
-
-
 def wait_until(check: object, timeout: float, what: str, interval: float = 0.05) -> None:
     """Poll ``check()`` until truthy; raise TimeoutError naming ``what``."""
     end = time.monotonic() + timeout
@@ -158,22 +139,12 @@ class ServerGroup:
     proc: subprocess.Popen[bytes] | None = None
     logdir: Path | None = None
     cpus: list[int] | None = None  # CPU affinity of the supervisor (its workers inherit it)
-    # > 0: worker i also listens on worker_port_base + i (WORKER_PORT_BASE), as in the
-    # deployment, where the proxy balances over the workers' own ports
-    worker_port_base: int = 0
     _rss_procs: tuple[list[psutil.Process], float] = field(
         default_factory=lambda: ([], 0.0), repr=False)
 
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}"
-
-    @property
-    def worker_ports(self) -> tuple[int, ...]:
-        """Each worker's own port (empty without ``worker_port_base``)."""
-        if not self.worker_port_base:
-            return ()
-        return tuple(range(self.worker_port_base, self.worker_port_base + self.workers))
 
     @property
     def log_path(self) -> Path:
@@ -190,8 +161,6 @@ class ServerGroup:
         )
         if self.api_only:
             env["API_ONLY"] = "1"
-        if self.worker_port_base:
-            env["WORKER_PORT_BASE"] = str(self.worker_port_base)
         env.update(self.extra_env)
         return env
 

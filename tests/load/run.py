@@ -24,7 +24,7 @@ import redis
 from tests.load.client import Api
 from tests.load.driver import Driver
 from tests.load.fastclient import FastApi
-from tests.load.harness import RedisServer, ServerGroup, free_port_run
+from tests.load.harness import RedisServer, ServerGroup
 from tests.load.monitor import Sampler, TimerWatch, redis_memory_per_game
 from tests.load.selfwatch import SelfWatch, alignment
 from tests.load.verify import verify
@@ -48,10 +48,9 @@ class LoadConfig:
     # the slots' GET + POST: "raw" (tests.load.fastclient, ~half the CPU) or "aiohttp"
     client: str = "raw"
     client_gc: str = "freeze"  # "freeze": collector off during a step; "default"
-    # the raw client's routing (tests.load.fastclient.FastApi): "by-worker" as the
-    # deployment's proxy sends requests, "per-player" as browsers straight at the shared
-    # port, "shared" one pool for all (the raw client before 2026-11-29 night)
-    connections: str = "by-worker"
+    # "per-player": each player's own keep-alive connections, as each browser has;
+    # "shared": one pool for every player (the raw client before 2026-11-29 night)
+    connections: str = "per-player"
     # CPU placement, reported with the figures: e.g. generator_cpus=[1], server_cpus=[0, 1]
     generator_cpus: list[int] | None = None
     server_cpus: list[int] | None = None  # workers and supervisor (not Redis)
@@ -159,9 +158,8 @@ async def run_load(
             sep = "&" if "?" in served_url else "?"
             served_url += f"{sep}max_connections={cfg.redis_max_connections}"
         report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
-        ports = free_port_run(cfg.workers) if cfg.connections == "by-worker" else 0
         with ServerGroup(served_url, workers=cfg.workers, prefix=prefix,
-                         cpus=cfg.server_cpus, worker_port_base=ports) as server:
+                         cpus=cfg.server_cpus) as server:
             # after Redis and the server started: they must not inherit the generator's
             report["placement"] = _place_generator(cfg, server)
             report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
@@ -186,7 +184,7 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         api = Api(server.base_url, http)
         driver = Driver(api, seed=cfg.seed)
         driver.use_ws = cfg.websockets
-        fast = (FastApi.for_base_url(server.base_url, cfg.connections, server.worker_ports)
+        fast = (FastApi.for_base_url(server.base_url, cfg.connections == "per-player")
                 if cfg.client == "raw" else None)
         if fast is not None:
             driver.hot = fast

@@ -119,7 +119,7 @@ async def test_each_player_keeps_its_own_connection(
 
 async def test_a_shared_pool_hands_one_connection_to_every_player() -> None:
     api, runner = await _start()
-    shared = FastApi(api.host, api.port, routing="shared")
+    shared = FastApi(api.host, api.port, per_player=False)
     try:
         peers = {(await shared.view(token, "plain")).body["peer"] for token in "abc"}
         assert len(peers) == 1 and shared.connections_opened == 1
@@ -127,49 +127,6 @@ async def test_a_shared_pool_hands_one_connection_to_every_player() -> None:
         api.close()
         shared.close()
         await runner.cleanup()
-
-
-async def test_by_worker_sends_a_player_to_one_worker_port_and_waits_for_a_replacement(
-) -> None:
-    """As the deployment's proxy: each worker's own port, a player always to the same one,
-    one pool per worker; a worker being replaced is dialled again until it listens."""
-    first, runner_a = await _start()
-    second, runner_b = await _start()
-    api = FastApi(first.host, first.port, routing="by-worker",
-                  worker_ports=(first.port, second.port))
-    try:
-        placed: dict[str, int] = {}
-        for i in range(20):
-            token = f"player{i}"
-            placed[token] = api._pool(token)[1]
-            assert (await api.view(token, "plain")).status == 200
-            assert (await api.move(token, "plain", 1, {})).status == 200
-        assert set(placed.values()) == {first.port, second.port}
-        assert api.connections_opened == 2  # one kept-alive connection per worker
-
-        gone = next(t for t, port in placed.items() if port == second.port)
-        api.close()
-        await runner_b.cleanup()  # the worker dies; its replacement listens 0.6 s later
-
-        async def replace() -> web.AppRunner:
-            await asyncio.sleep(0.6)
-            app = runner_b.app
-            runner = web.AppRunner(app)
-            await runner.setup()
-            await web.TCPSite(runner, "127.0.0.1", second.port).start()
-            return runner
-
-        replacing = asyncio.create_task(replace())
-        assert (await api.move(gone, "plain", 2, {})).status == 200
-        runner_b = await replacing
-        with pytest.raises(ValueError):
-            FastApi("127.0.0.1", 1, routing="by-worker")
-    finally:
-        api.close()
-        first.close()
-        second.close()
-        await runner_a.cleanup()
-        await runner_b.cleanup()
 
 
 async def test_a_closed_keep_alive_connection_is_replaced(
