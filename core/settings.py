@@ -50,10 +50,6 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = 1
-    # > 0: worker i also listens on worker_port_base + i, so a reverse proxy can spread
-    # requests over the workers itself (its few kept-alive connections to the shared
-    # port would land on one or two workers); 0: the shared port only
-    worker_port_base: int = 0
     session_secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     initdata_max_age: int = 86400
     default_language: str = "en"
@@ -101,7 +97,6 @@ class Settings:
             host=opt("HOST") or ("127.0.0.1" if not token else "0.0.0.0"),
             port=_int(env, "PORT", 8080),
             workers=max(1, _int(env, "WORKERS", 1)),
-            worker_port_base=max(0, _int(env, "WORKER_PORT_BASE", 0)),
             session_secret=opt("SESSION_SECRET") or secrets.token_urlsafe(32),
             initdata_max_age=_int(env, "INITDATA_MAX_AGE", 86400),
             default_language=language,

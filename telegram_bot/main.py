@@ -59,12 +59,6 @@ def check_settings(settings: Settings) -> list[str]:
         )
     if settings.webhook_url and not settings.webhook_url.startswith("https://"):
         problems.append("WEBHOOK_URL must be an https:// URL (Telegram requires HTTPS).")
-    base, last = settings.worker_port_base, settings.worker_port_base + settings.workers - 1
-    if base and (base <= settings.port <= last or last > 65535):
-        problems.append(
-            f"WORKER_PORT_BASE {base}: the workers' own ports {base}-{last} must be valid "
-            f"ports other than PORT {settings.port}."
-        )
     return problems
 
 
@@ -138,10 +132,6 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
             runner, settings.host, settings.port, reuse_port=settings.workers > 1
         )
         await site.start()
-        if settings.worker_port_base:
-            # this worker's own port, for a proxy that balances over the workers itself
-            # (deploy/Caddyfile): a replacement worker takes the same port again
-            await web.TCPSite(runner, settings.host, settings.worker_port_base + worker).start()
         if settings.local_mode and worker == 0:
             await announce_local_table(app, settings)
         await stop.wait()

@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -35,7 +34,6 @@ from core.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 SETTINGS_VARS = sorted(f.name.upper() for f in dataclasses.fields(Settings))
-PROXY_VARS = {"APP_UPSTREAMS"}  # docker-compose.yml's Caddy reads them, the app does not
 
 
 @pytest.fixture(scope="module")
@@ -88,24 +86,12 @@ def test_environment_comes_from_dotenv(compose: dict[str, Any]) -> None:
     # the proxy gets PUBLIC_URL alone (substituted from .env), never the bot token
     proxy = service(compose, "proxy")
     assert "env_file" not in proxy
-    assert set(proxy["environment"]) == {"PUBLIC_URL", "APP_UPSTREAMS"}
+    assert set(proxy["environment"]) == {"PUBLIC_URL"}
     assert proxy["environment"]["PUBLIC_URL"].startswith("${PUBLIC_URL:?")  # required
     app_env = service(compose, "app")["environment"]
     assert app_env["REDIS_URL"] == "redis://redis:6379/0"
     assert app_env["HOST"] == "0.0.0.0"
     assert str(app_env["PORT"]) == "8080"
-
-
-def test_the_proxy_lists_each_worker_of_the_example(compose: dict[str, Any]) -> None:
-    """The proxy balances over the workers' own ports (deploy/Caddyfile): its default
-    list and the example's must name one app:port per worker of the example's WORKERS,
-    from the app's WORKER_PORT_BASE on."""
-    base = int(service(compose, "app")["environment"]["WORKER_PORT_BASE"])
-    workers = int(env_example()["WORKERS"])
-    expected = " ".join(f"app:{base + i}" for i in range(workers))
-    assert env_example()["APP_UPSTREAMS"] == expected
-    default = service(compose, "proxy")["environment"]["APP_UPSTREAMS"]
-    assert default == "${APP_UPSTREAMS:-" + expected + "}"
 
 
 def test_app_is_built_from_the_deploy_dockerfile(compose: dict[str, Any]) -> None:
@@ -201,10 +187,8 @@ def test_caddyfile_routes_webhook_api_and_the_rest_to_the_app() -> None:
     assert "header X-Telegram-Bot-Api-Secret-Token *" in text
     assert re.search(r"^\thandle /api/\* \{$", text, re.M)
     assert re.search(r"^\thandle \{$", text, re.M), "a catch-all route for static files"
-    assert text.count("reverse_proxy {$APP_UPSTREAMS:app:8080}") == 2
-    assert text.count("import upstreams") == 2
+    assert text.count("reverse_proxy {$APP_UPSTREAM:app:8080}") == 2
     assert "health_uri /healthz" in text
-    assert "lb_policy header Authorization" in text
 
 
 # --------------------------------------------------------------- .env.example and README
@@ -223,7 +207,7 @@ def env_example() -> dict[str, str]:
 
 def test_env_example_lists_every_setting_and_nothing_else() -> None:
     values = env_example()
-    assert sorted(set(values) - PROXY_VARS) == SETTINGS_VARS
+    assert sorted(values) == SETTINGS_VARS
     settings = Settings.from_env(values)  # the example itself is a valid configuration
     assert settings.workers >= 1
 
@@ -244,8 +228,8 @@ def caddy_binary() -> str:
     pytest.skip("no caddy binary (./dev test puts Debian's caddy into .venv/bin)")
 
 
-def caddy_json(caddy: str, public_url: str, upstreams: str) -> dict[str, Any]:
-    env = {**os.environ, "PUBLIC_URL": public_url, "APP_UPSTREAMS": upstreams}
+def caddy_json(caddy: str, public_url: str, upstream: str) -> dict[str, Any]:
+    env = {**os.environ, "PUBLIC_URL": public_url, "APP_UPSTREAM": upstream}
     done = subprocess.run(
         [caddy, "adapt", "--config", str(DEPLOY / "Caddyfile"), "--adapter", "caddyfile"],
         env=env,
@@ -260,14 +244,12 @@ def caddy_json(caddy: str, public_url: str, upstreams: str) -> dict[str, Any]:
 
 
 def test_caddyfile_adapts_for_the_public_url() -> None:
-    config = caddy_json(caddy_binary(), "https://saboteur.example.com", "app:8081 app:8082")
+    config = caddy_json(caddy_binary(), "https://saboteur.example.com", "app:8080")
     (server,) = config["apps"]["http"]["servers"].values()
     assert server["listen"] == [":443"]
     assert server["routes"][0]["match"] == [{"host": ["saboteur.example.com"]}]
-    text = json.dumps(config)
-    assert re.findall(r'"upstreams": \[([^]]*)\]', text) == [
-        '{"dial": "app:8081"}, {"dial": "app:8082"}'] * 3  # webhook, API, the rest
-    assert text.count('"selection_policy": {"field": "Authorization", "policy": "header"}') == 3
+    dials = set(re.findall(r'"dial": "([^"]+)"', json.dumps(config)))
+    assert dials == {"app:8080"}
 
 
 async def backend_app(received: list[int]) -> web.Application:
@@ -389,79 +371,6 @@ async def test_caddy_proxies_webhook_api_websocket_and_static(
 
         async with http.get(f"{public}/healthz") as r:
             assert r.status == 200
-
-
-async def _named_backend(name: str, port: int) -> web.AppRunner:
-    """A stand-in worker on its own port that says who answered."""
-
-    async def ping(request: web.Request) -> web.Response:
-        return web.json_response({"worker": name})
-
-    async def healthz(request: web.Request) -> web.Response:
-        return web.json_response({"ok": True})
-
-    app = web.Application()
-    app.router.add_get("/api/ping", ping)
-    app.router.add_post("/api/ping", ping)
-    app.router.add_get("/healthz", healthz)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    return runner
-
-
-async def test_caddy_balances_over_the_workers_and_keeps_a_player_on_one(
-    unused_tcp_port_factory: Callable[[], int], tmp_path: Path
-) -> None:
-    """APP_UPSTREAMS lists each worker's own port: every player (Authorization) stays on
-    one worker, players spread over all of them, and a request for a worker being
-    replaced waits for it instead of failing."""
-    ports = [unused_tcp_port_factory() for _ in range(3)]
-    front, worker_ports = ports[0], ports[1:]
-    runners = {f"w{i}": await _named_backend(f"w{i}", port)
-               for i, port in enumerate(worker_ports)}
-    public = f"http://127.0.0.1:{front}"
-    upstreams = " ".join(f"127.0.0.1:{port}" for port in worker_ports)
-    config = caddy_json(caddy_binary(), public, upstreams)
-    config["admin"] = {"disabled": True}
-    for server in config["apps"]["http"]["servers"].values():
-        server["listen"] = [f"127.0.0.1:{front}"]
-        server["automatic_https"] = {"disable": True}
-    try:
-        async with running_caddy(config, tmp_path, front), aiohttp.ClientSession() as http:
-
-            async def worker_of(token: str, method: str = "GET") -> str:
-                headers = {"Authorization": f"Bearer {token}"}
-                async with http.request(method, f"{public}/api/ping", headers=headers) as r:
-                    assert r.status == 200
-                    return str((await r.json())["worker"])
-
-            placed = {f"player{i}": await worker_of(f"player{i}") for i in range(40)}
-            assert set(placed.values()) == {"w0", "w1"}  # both workers get players
-            for token, worker in placed.items():  # and a player's GET and POST stay put
-                assert await worker_of(token, "POST") == worker
-
-            token, worker = next(iter(placed.items()))
-            await runners.pop(worker).cleanup()  # killed; the supervisor restarts it
-
-            async def replace() -> None:
-                await asyncio.sleep(1.0)
-                port = worker_ports[int(worker[1:])]
-                runners[worker] = await _named_backend(worker, port)
-
-            replacing = asyncio.create_task(replace())
-            # (a request already on its way when the worker dies fails, as with one
-            # shared port; this one comes while the worker is down)
-            await asyncio.sleep(0.3)
-            began = time.monotonic()
-            # answered, not a 502: by the replacement (or, had a health check seen the
-            # worker down meanwhile, by the other one)
-            answered_by = await worker_of(token, "POST")
-            await replacing
-            assert answered_by == worker or time.monotonic() - began < 0.7
-    finally:
-        for runner in runners.values():
-            await runner.cleanup()
 
 
 # ------------------------------------------------------------------------------- the wheel

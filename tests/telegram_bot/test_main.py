@@ -30,27 +30,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def free_port_run(count: int) -> int:
-    """The first of ``count`` consecutive free ports."""
-    for _ in range(100):
-        base = free_port()
-        if base + count > 65536:
-            continue
-        try:
-            held = []
-            for port in range(base, base + count):
-                sock = socket.socket()
-                held.append(sock)
-                sock.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        finally:
-            for sock in held:
-                sock.close()
-        return base
-    raise AssertionError("no run of free ports")
-
-
 def test_check_settings_explains_bad_combinations() -> None:
     assert check_settings(Settings()) == []
     problems = check_settings(Settings(workers=2))
@@ -63,13 +42,6 @@ def test_check_settings_explains_bad_combinations() -> None:
         "https" in p
         for p in check_settings(Settings(telegram_bot_token="1:A", webhook_url="http://x/hook"))
     )
-    own_ports = Settings(workers=2, redis_url="redis://x", port=8080, worker_port_base=8081)
-    assert check_settings(own_ports) == []
-    for base in (8079, 8080, 65535):
-        clash = Settings(workers=2, redis_url="redis://x", port=8080, worker_port_base=base)
-        assert any("WORKER_PORT_BASE" in p for p in check_settings(clash)), base
-    assert Settings.from_env({"WORKER_PORT_BASE": "9001"}).worker_port_base == 9001
-    assert Settings.from_env({}).worker_port_base == 0
 
 
 def _start(env: dict[str, str]) -> subprocess.Popen[str]:
@@ -186,39 +158,19 @@ def _multi_worker_env(port: int, redis_url: str, redis_prefix: str) -> dict[str,
     }
 
 
-def _own_port(worker: Any, shared: int) -> int | None:
-    """The port a worker listens on besides the shared one (``WORKER_PORT_BASE``)."""
-    import psutil
-
-    try:
-        ports = {c.laddr.port for c in worker.net_connections(kind="tcp")
-                 if c.status == psutil.CONN_LISTEN and c.laddr}
-    except psutil.Error:
-        return None
-    ports.discard(shared)
-    return ports.pop() if len(ports) == 1 else None
-
-
 def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) -> None:
-    """A killed worker is replaced, and takes its own port (``WORKER_PORT_BASE``) again,
-    so a proxy balancing over the workers' ports finds it there."""
     psutil = pytest.importorskip("psutil")
-    base = free_port_run(3)
-    port = base + 2
-    proc = _start({**_multi_worker_env(port, redis_url, redis_prefix),
-                   "WORKER_PORT_BASE": str(base)})
+    port = free_port()
+    proc = _start(_multi_worker_env(port, redis_url, redis_prefix))
     try:
         parent = psutil.Process(proc.pid)
 
         def ready() -> bool:
             workers, timers = _children(parent, port)
-            return (len(workers) == 2 and len(timers) == 1 and _healthy(port)
-                    and {_own_port(w, port) for w in workers} == {base, base + 1})
+            return len(workers) == 2 and len(timers) == 1 and _healthy(port)
 
-        _wait(ready, 60, "2 workers (each on its own port too) and the timer process")
-        assert _healthy(base) and _healthy(base + 1)
+        _wait(ready, 60, "2 workers and the timer process")
         first, _ = _children(parent, port)
-        killed_port = _own_port(first[0], port)
         os.kill(first[0].pid, signal.SIGKILL)
 
         def replaced() -> bool:
@@ -226,7 +178,6 @@ def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) 
             return ready() and first[0].pid not in {w.pid for w in workers}
 
         _wait(replaced, 60, "a replacement worker")
-        assert killed_port is not None and _healthy(killed_port)
     finally:
         _stop(proc)
 
