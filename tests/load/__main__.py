@@ -65,10 +65,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
                    help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
                         "aiohttp's ClientSession (the generator before 2026-11-29 evening)")
-    p.add_argument("--connections", choices=("per-player", "shared"), default="per-player",
-                   help="the raw client's keep-alive connections: each player's own, as "
-                        "each player's browser (per-player), or one pool for all players "
-                        "(shared: the generator before 2026-11-29 night)")
+    p.add_argument("--connections", choices=("shared", "per-player"), default="shared",
+                   help="the raw client's keep-alive connections: one pool for all "
+                        "players, as the deployment's proxy keeps to the shared port "
+                        "(shared), or each player's own, as browsers talking to the "
+                        "workers directly (per-player)")
     p.add_argument("--client-gc", choices=("freeze", "default"), default="freeze",
                    help="the generator's GC: freeze the set-up's objects and collect only "
                         "between rate steps (freeze), or Python's default collector")

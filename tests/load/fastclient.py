@@ -148,16 +148,18 @@ def _dechunk(buf: bytearray, start: int) -> tuple[bytes, int] | None:
 class FastApi:
     """``view`` and ``move`` of :class:`tests.load.client.Api`, over raw keep-alive HTTP.
 
-    ``per_player`` (the default) keeps each player's own idle connections, as each
-    player's browser does: a player's GET and the POST after it travel on one connection,
-    so they reach the same worker, and the players' connections spread over the workers
-    as the kernel's ``SO_REUSEPORT`` hashing places them. One pool shared by every player
-    (``per_player=False``, the generator before 2026-11-29 night) hands the most recently
-    used connection to the next request: nearly all requests then travel on the same few
-    connections, so one worker gets most of the load, and a POST often reaches a worker
-    other than its GET's, which loads the game again."""
+    By default one pool of kept-alive connections serves every player, the most recently
+    used connection first: what the workers see behind the deployment's reverse proxy
+    (Caddy keeps such a pool to the shared port). At a few hundred moves/s nearly all
+    requests then travel on a few connections, so the kernel's ``SO_REUSEPORT`` placement
+    gives one worker most of the load (0.6-0.7 against 0.2-0.4 cores at 500 moves/s);
+    measured, this costs nothing in latency or capacity on this machine
+    (docs/benchmarks/load.md). ``per_player`` keeps each player's own connections
+    instead, as browsers talking to the workers directly would: evenly spread, and a
+    player's GET and POST reach the same worker.
+    """
 
-    def __init__(self, host: str, port: int, per_player: bool = True) -> None:
+    def __init__(self, host: str, port: int, per_player: bool = False) -> None:
         self.host, self.port = host, port
         self.per_player = per_player
         self._idle: dict[str, list[_Conn]] = {}
@@ -168,7 +170,7 @@ class FastApi:
         self.connections_opened = 0
 
     @classmethod
-    def for_base_url(cls, base_url: str, per_player: bool = True) -> FastApi:
+    def for_base_url(cls, base_url: str, per_player: bool = False) -> FastApi:
         hostport = base_url.split("://", 1)[1].rstrip("/")
         host, _, port = hostport.rpartition(":")
         return cls(host, int(port), per_player)

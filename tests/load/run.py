@@ -48,9 +48,9 @@ class LoadConfig:
     # the slots' GET + POST: "raw" (tests.load.fastclient, ~half the CPU) or "aiohttp"
     client: str = "raw"
     client_gc: str = "freeze"  # "freeze": collector off during a step; "default"
-    # "per-player": each player's own keep-alive connections, as each browser has;
-    # "shared": one pool for every player (the raw client before 2026-11-29 night)
-    connections: str = "per-player"
+    # "shared": one pool for every player, as the deployment's proxy keeps to the shared
+    # port; "per-player": each player's own connections, as browsers straight at the port
+    connections: str = "shared"
     # CPU placement, reported with the figures: e.g. generator_cpus=[1], server_cpus=[0, 1]
     generator_cpus: list[int] | None = None
     server_cpus: list[int] | None = None  # workers and supervisor (not Redis)

@@ -107,19 +107,20 @@ async def test_concurrent_requests_get_their_own_answers(
 
 async def test_each_player_keeps_its_own_connection(
         server: tuple[FastApi, web.AppRunner]) -> None:
-    """Per player (the default), like one browser per player: a player's GET and POST share
-    one connection (so they reach one worker), and players do not share connections."""
-    api, _ = server
+    """Per player, like one browser per player: a player's GET and POST share one
+    connection (so they reach one worker), and players do not share connections."""
+    api = FastApi(server[0].host, server[0].port, per_player=True)
     a_get = await api.view("a", "plain")
     a_post = await api.move("a", "plain", 1, {})
     b_get = await api.view("b", "plain")
     assert a_get.body["peer"] == a_post.body["peer"] != b_get.body["peer"]
     assert api.connections_opened == 2
+    api.close()
 
 
 async def test_a_shared_pool_hands_one_connection_to_every_player() -> None:
     api, runner = await _start()
-    shared = FastApi(api.host, api.port, per_player=False)
+    shared = FastApi(api.host, api.port)  # the default: as a reverse proxy's pool
     try:
         peers = {(await shared.view(token, "plain")).body["peer"] for token in "abc"}
         assert len(peers) == 1 and shared.connections_opened == 1
