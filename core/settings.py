@@ -60,7 +60,8 @@ class Settings:
     archive_retention_days: int = 90
     event_loop: str = "uvloop"
     timer_process: bool = True  # WORKERS > 1: turn timers in a process of their own
-    timer_process_nice: int = 0  # its nice value relative to the workers' (when allowed)
+    # its nice value relative to the workers': < 0 ahead of them (when allowed), > 0 behind
+    timer_process_nice: int = 0
 
     @property
     def runs_bot(self) -> bool:
@@ -107,5 +108,5 @@ class Settings:
             archive_retention_days=max(1, _int(env, "ARCHIVE_RETENTION_DAYS", 90)),
             event_loop=_choice(env, "EVENT_LOOP", ("uvloop", "asyncio")),
             timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
-            timer_process_nice=max(-20, min(0, _int(env, "TIMER_PROCESS_NICE", 0))),
+            timer_process_nice=max(-20, min(19, _int(env, "TIMER_PROCESS_NICE", 0))),
         )

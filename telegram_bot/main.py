@@ -180,18 +180,21 @@ async def serve_timers(settings: Settings) -> None:
 
 def run_timer_process(settings: Settings) -> None:
     _configure_logging()
-    _raise_priority(settings.timer_process_nice)
+    _shift_priority(settings.timer_process_nice)
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
         runner.run(serve_timers(settings))
 
 
-def _raise_priority(step: int) -> None:
-    """Ask the kernel to run the timer process ahead of the workers (``step`` < 0 lowers
-    its nice value). Why: past saturation the CPU is shared fairly between the processes,
-    and a deadline (or a computer seat's move) is a promise to players that should not
-    queue behind HTTP requests; the timer process needs little CPU besides the computer
-    players. Lowering nice needs root or CAP_SYS_NICE: without it, it runs at the
-    workers' priority (logged)."""
+def _shift_priority(step: int) -> None:
+    """Run the timer process ahead of the workers (``step`` < 0) or behind them (> 0).
+
+    Ahead: past saturation the CPU is shared fairly between the processes, and a deadline
+    (or a computer seat's move) is a promise to players that should not queue behind HTTP
+    requests; lowering nice needs root or CAP_SYS_NICE, without it the process keeps the
+    workers' priority (logged). Behind: the computer seats' decisions (most of this
+    process's CPU) then wait for the players' requests, which keeps the requests' tail
+    short on a busy CPU; a deadline that slips over 1 s is fired by the workers anyway
+    (docs/benchmarks/load.md measured both)."""
     if step == 0:
         return
     try:

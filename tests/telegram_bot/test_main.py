@@ -159,9 +159,11 @@ def _multi_worker_env(port: int, redis_url: str, redis_prefix: str) -> dict[str,
 
 
 def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) -> None:
+    """A killed worker is replaced; the timer process runs behind the workers when
+    ``TIMER_PROCESS_NICE`` is positive (raising nice needs no privilege)."""
     psutil = pytest.importorskip("psutil")
     port = free_port()
-    proc = _start(_multi_worker_env(port, redis_url, redis_prefix))
+    proc = _start({**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_PROCESS_NICE": "5"})
     try:
         parent = psutil.Process(proc.pid)
 
@@ -170,7 +172,8 @@ def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) 
             return len(workers) == 2 and len(timers) == 1 and _healthy(port)
 
         _wait(ready, 60, "2 workers and the timer process")
-        first, _ = _children(parent, port)
+        first, [timer] = _children(parent, port)
+        assert timer.nice() == first[0].nice() + 5
         os.kill(first[0].pid, signal.SIGKILL)
 
         def replaced() -> bool:
@@ -199,7 +202,8 @@ def test_one_worker_runs_no_timer_process(redis_url: str, redis_prefix: str) -> 
     assert Settings.from_env({}).timer_process
     assert Settings.from_env({}).timer_process_nice == 0
     assert Settings.from_env({"TIMER_PROCESS_NICE": "-2"}).timer_process_nice == -2
-    assert Settings.from_env({"TIMER_PROCESS_NICE": "7"}).timer_process_nice == 0
+    assert Settings.from_env({"TIMER_PROCESS_NICE": "7"}).timer_process_nice == 7
+    assert Settings.from_env({"TIMER_PROCESS_NICE": "40"}).timer_process_nice == 19
 
 
 def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
