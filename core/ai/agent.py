@@ -62,7 +62,7 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
     if lv.lookahead:
         top = sorted((s, i) for s, i in scored if moves[i].get("type") == "place_path")[
-            -(lv.lookahead + policy.FIT_EXTRA) :
+            -lv.lookahead :
         ]
         redo = {i: score_move(ctx, moves[i], lookahead=True) for _, i in top}
         if policy.FIT_TOP > 0:

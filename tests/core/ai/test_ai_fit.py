@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
+from core.ai import policy
+from core.ai.agent import choose_move
 from core.ai.board_model import Board
 from core.ai.fit import Supply, deck_counts, fit_distances, supply_for
 from tests.core.ai.ai_views import START, make_view
@@ -59,3 +63,34 @@ def test_supply_counts_what_is_not_on_the_table_nor_in_hand() -> None:
     assert sup.own == {"S1_CROSS": 1}
     assert sup.unseen["S1_CROSS"] == deck_counts("classic")["S1_CROSS"] - 3
     assert sup.without("S1_CROSS").own["S1_CROSS"] == 0
+
+
+def test_digger_keeps_the_cross_the_last_cell_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Front at (4, 0), gold known at (8, 0): (7, 0) lies between two north-south
+    straights, so only a cross can cross it west to east, and the digger holds the last
+    one. The plain model takes the cross for (5, 0) (most open exits); the fit-aware
+    re-ranking lays the T there and keeps the cross."""
+    cells = {
+        **START,
+        (1, 0): ("S1_T_NEW", False),
+        (2, 0): ("S1_T_NEW", False),
+        (3, 0): ("S1_STRAIGHT_EW", False),
+        (4, 0): ("S1_STRAIGHT_EW", False),
+        (7, -1): ("S1_STRAIGHT_NS", False),
+        (7, 1): ("S1_STRAIGHT_NS", False),
+    }
+    for i in range(4):  # the other crosses are on the table, far away
+        cells[(-3 - 2 * i, 5)] = ("S1_CROSS", False)
+    view = make_view(
+        cells,
+        ["S1_CROSS", "S1_T_NEW", "S1_STRAIGHT_EW"],
+        deck_size=3,
+        known_goals=[{"goal": 1, "kind": "gold"}],
+    )
+    for level in ("normal", "hard"):
+        move = choose_move(view, level=level, seed=1)
+        assert (move["x"], move["y"]) == (5, 0)
+        assert move["card"] != "c0"  # not the cross
+    monkeypatch.setattr(policy, "FIT_W", 0.0)
+    move = choose_move(view, level="hard", seed=1)
+    assert (move["card"], move["x"], move["y"]) == ("c0", 5, 0)
