@@ -46,7 +46,6 @@ FIT_K = 2.0  # extra cards a crossing costs when no card is expected to fit it
 FIT_T = 4.0  # supply (own cards + FIT_UNSEEN x unseen copies) at which the penalty is 0
 FIT_UNSEEN = 0.5  # an unseen copy counts this much against one in the own hand
 FIT_TOP = 4  # how many of the lookahead's best placements the fit term re-ranks
-FIT_DECK = 99  # re-rank by fit only while the pile holds fewer cards than this
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
@@ -293,8 +292,8 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
 
 def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
     """What the fit-aware route length adds to a re-ranked placement's score: the fit
-    gain minus the plain gain already counted (classic diggers, pile below FIT_DECK)."""
-    if not FIT_W or ctx.deck >= FIT_DECK or ctx.expansion or ctx.kind != "digger":
+    gain minus the plain gain already counted (classic diggers only)."""
+    if not FIT_W or ctx.expansion or ctx.kind != "digger":
         return 0.0
     card = ctx.hand.get(str(move.get("card")), "")
     x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
