@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.ai import policy
 from core.ai.policy import make_ctx, score_move
 
 
@@ -64,6 +65,9 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
             -lv.lookahead :
         ]
         redo = {i: score_move(ctx, moves[i], lookahead=True) for _, i in top}
+        if policy.FIT_TOP > 0:
+            for i in sorted(redo, key=lambda j: redo[j])[-policy.FIT_TOP :]:
+                redo[i] += policy.fit_bonus(ctx, moves[i])
         scored = [(redo.get(i, s), i) for s, i in scored]
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return dict(moves[best_i])

@@ -31,7 +31,7 @@ from core.ai.knowledge import (
 CAP = 14
 
 
-def objective(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
+def objective(d: Mapping[int, float], probs: Mapping[int, float]) -> float:
     """Cards still needed to reach the gold, as a digger would plan it.
 
     A plain expectation over the candidate goals rewards spreading out; a digger who is
