@@ -8,6 +8,9 @@ the model cheap (a live table asks it on every turn) and easy to tune. Evidence:
   "we are on the same side" (weighted by what we believe of that seat);
 - breaking or trapping *me* when I know I am a digger is strong evidence;
 - an inspection result (`you.known_roles`) settles a seat.
+Knobs for a forgiving table (off by default): one maze move adds at most `MOVE_CAP`,
+a seat's first hostile act counts `FIRST_HOSTILE` of its weight, and all evidence fades
+towards the prior by `DECAY` per logged event.
 Saboteur 2 also keeps a colour score per seat (blue > 0 > green) from the doors placed.
 """
 
@@ -29,6 +32,10 @@ from core.ai.knowledge import (
 )
 
 CAP = 14
+# forgiveness knobs (off: the unforgiving model the tables were measured with)
+MOVE_CAP = 99.0  # most log-odds one path or rockfall can add (unforgiving: up to 3.1)
+FIRST_HOSTILE = 1.0  # weight of a seat's first hostile act
+DECAY = 1.0  # per logged event, every seat's evidence shrinks towards the prior
 
 
 def objective(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
@@ -67,6 +74,7 @@ class BeliefState:
     colour: dict[int, float]  # Saboteur 2: >0 blue, <0 green
     certain: dict[int, str]  # seat -> role kind known for sure
     goals: dict[int, float] = field(default_factory=dict)  # inferred gold probabilities
+    hostile: dict[int, int] = field(default_factory=dict)  # hostile public acts per seat
 
     def p(self, seat: int) -> float:
         kind = self.certain.get(seat)
@@ -198,7 +206,11 @@ def compute(
         ref = BeliefState(me, dict(state.sab), dict(state.colour), certain)
         sab = {s: prior for s in state.sab}
         colour = {s: 0.0 for s in state.colour}
+        hostile = {s: 0 for s in state.sab}
         for ev, delta in zip(events, deltas, strict=True):
+            if DECAY < 1.0:
+                for k in sab:
+                    sab[k] = prior + (sab[k] - prior) * DECAY
             s = ev.seat
             if s is None or s == me or s not in sab:
                 # still learn about the target of someone else's move on me? no: skip
@@ -206,7 +218,12 @@ def compute(
             t = ev.target
             if ev.kind in ("path", "rockfall"):
                 if delta > 0.01:
-                    sab[s] += 0.9 * min(delta, 3.0) + (0.4 if ev.kind == "path" else 0.2)
+                    ev_w = 0.9 * min(delta, 3.0) + (0.4 if ev.kind == "path" else 0.2)
+                    ev_w = min(ev_w, MOVE_CAP)
+                    if hostile[s] == 0:
+                        ev_w *= FIRST_HOSTILE
+                    hostile[s] += 1
+                    sab[s] += ev_w
                 elif delta < -0.01:
                     sab[s] -= 0.45 * min(-delta, 2.0)
                 elif ev.kind == "rockfall":
@@ -219,11 +236,14 @@ def compute(
                 if t == me:
                     if i_am_good:
                         sab[s] += 1.6
+                        hostile[s] += 1
                     elif i_am_bad:
                         sab[s] -= 0.8
                 elif t in sab:
                     pt = ref.p(t)
                     sab[s] += 1.3 * (1 - 2 * pt)
+                    if pt < 0.5:
+                        hostile[s] += 1
                     sab[t] += 0.5 * (1 - 2 * ref.p(s))
             elif ev.kind in ("repair", "free") and t is not None and t != s:
                 if t == me:
@@ -239,7 +259,7 @@ def compute(
                 sab[s] -= 0.15
             elif ev.kind == "discard":
                 sab[s] += 0.05
-        state = BeliefState(me, sab, colour, certain)
+        state = BeliefState(me, sab, colour, certain, hostile=hostile)
     state.goals = infer_goals(view, events, hist, state) if careful else goal_probs(view)
     return state
 
