@@ -130,3 +130,41 @@ def test_digger_repairs_itself() -> None:
     view = make_view({**START, **ROAD}, ["REPAIR_CART", "S1_CROSS"], in_front={0: ["BREAK_CART"]})
     move = choose_move(view, level="hard", seed=2)
     assert move["type"] == "repair_tool" and move["target_seat"] == 0
+
+
+def _placed(seat: int, x: int, card: str = "S1_STRAIGHT_EW") -> dict:
+    return {"seat": seat, "code": "path_placed", "card": card, "x": x, "y": 0, "rotated": False}
+
+
+def test_a_single_dead_end_is_forgiven_but_a_second_hostile_act_is_not() -> None:
+    # seats 1-3 build the road, seat 4 caps it with a dead end, then a table round of
+    # discards: a human table would frown at seat 4, not yet break its tools
+    entries = log(
+        _placed(1, 1),
+        _placed(2, 2),
+        _placed(3, 3),
+        _placed(4, 4, "S1_DEAD_EW"),
+        *({"seat": s, "code": "discard"} for s in (5, 1, 2, 3)),
+    )
+    board = {**START, **ROAD, (4, 0): ("S1_DEAD_EW", False)}
+    view = make_view(board, ["BREAK_CART", "S1_DEAD_N"], log=entries, players=6)
+    b = beliefs(view)
+    assert max(b, key=lambda s: b[s] if s != 0 else -1.0) == 4  # still the top suspect
+    assert b[4] < 0.5
+    assert choose_move(view, level="hard", seed=1)["type"] == "discard"
+    # ... but when the same seat then breaks my cart, I break it back
+    entries.append(
+        {
+            "seq": len(entries),
+            "seat": 4,
+            "code": "tool_broken",
+            "card": "BREAK_CART",
+            "target_seat": 0,
+            "tool": "cart",
+        }
+    )
+    view = make_view(
+        board, ["BREAK_LANTERN", "S1_DEAD_N"], log=entries, players=6, in_front={0: ["BREAK_CART"]}
+    )
+    move = choose_move(view, level="hard", seed=1)
+    assert move["type"] == "break_tool" and move["target_seat"] == 4, move
