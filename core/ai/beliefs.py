@@ -80,7 +80,6 @@ class BeliefState:
     colour: dict[int, float]  # Saboteur 2: >0 blue, <0 green
     certain: dict[int, str]  # seat -> role kind known for sure
     goals: dict[int, float] = field(default_factory=dict)  # inferred gold probabilities
-    hostile: dict[int, int] = field(default_factory=dict)  # hostile public acts per seat
 
     def p(self, seat: int) -> float:
         kind = self.certain.get(seat)
@@ -267,7 +266,7 @@ def compute(
                 sab[s] -= 0.15
             elif ev.kind == "discard":
                 sab[s] += 0.05
-        state = BeliefState(me, sab, colour, certain, hostile=hostile)
+        state = BeliefState(me, sab, colour, certain)
     state.goals = infer_goals(view, events, hist, state) if careful else goal_probs(view)
     return state
 

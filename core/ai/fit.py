@@ -19,20 +19,18 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 from heapq import heappop, heappush
 
-from core.ai.board_model import INF, Board
+from core.ai.beliefs import CAP
+from core.ai.board_model import _BIT, _OFF, _OPP, _STEP, INF, Board, _key
 from core.ai.cards import PATHS
 from core.engine import CATALOGUE
 
-_OFF = 128
-_STEP = (-1, 512, 1, -512)  # N E S W on key = (x + _OFF) * 512 + (y + _OFF)
-_BIT = (1, 2, 4, 8)
-_OPP = (4, 8, 1, 2)
+# cell keys, sides and steps as the 0-1 search's (board_model): Placed.entry speaks them
 _OTHER = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))  # exits other than the entry side
 _ANY = 12  # node slot of an empty cell whose crossings all cost the same
 _UNIFORM = 0  # index in a cost tuple (no side pair has mask 0): 1.0 when all pairs cost alike
 _PAIRS = (3, 5, 9, 6, 10, 12)
 _ENTRY_SLOT = (8 + 2, 8 + 3, 8 + 0, 8 + 1)  # moving N enters the next cell by its S side
-FIT_LIMIT = 14.0  # = beliefs.CAP: the objective caps every distance there
+FIT_LIMIT = float(CAP)  # the objective caps every distance there
 
 # every conducting orientation of a plain tunnel card: (card, mask, joined side pairs)
 _ORIENT: list[tuple[str, int, frozenset[int]]] = []
@@ -138,8 +136,8 @@ def fit_distances(
     """
     x0, x1, y0, y1 = board.bounds()
     kx0, kx1, ky0, ky1 = x0 + _OFF, x1 + _OFF, y0 + _OFF, y1 + _OFF
-    cells = {(x + _OFF) * 512 + (y + _OFF): p for (x, y), p in board.cells.items()}
-    hidden = {(x + _OFF) * 512 + (y + _OFF): g for (x, y), g in board.hidden_goals.items()}
+    cells = {_key(x, y): p for (x, y), p in board.cells.items()}
+    hidden = {_key(x, y): g for (x, y), g in board.hidden_goals.items()}
     best: dict[int, float] = {g: float(INF) for g in board.hidden_goals.values()}
     want = set(best) if goals is None else set(best) & set(goals)
     todo = len(want)

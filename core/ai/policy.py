@@ -18,6 +18,7 @@ from core.ai.beliefs import CAP, BeliefState, compute, objective
 from core.ai.board_model import INF, Board
 from core.ai.cards import ACTIONS, PATHS
 from core.ai.events import Event, round_events
+from core.ai.fit import fit_distances, supply_for
 from core.ai.knowledge import (
     SeatInfo,
     expected_saboteurs,
@@ -74,8 +75,6 @@ class Ctx:
 
     def fit_gain(self, board: Board, card: str) -> float:
         """Fit-aware objective now minus after placing `card` into `board`."""
-        from core.ai.fit import fit_distances, supply_for
-
         if self._fit is None:
             removed = [e.removed for e in self.events if e.kind == "rockfall" and e.removed]
             sup = supply_for(
