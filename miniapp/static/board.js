@@ -46,7 +46,9 @@ export class Board {
     this.vb = null;
     this.pointers = new Map();
     this.fitted = false;
+    this.moved = false; // panned or zoomed by the player since the last fit
     this._bind();
+    if (typeof ResizeObserver === "function") new ResizeObserver(() => this._resized()).observe(svg);
   }
 
   setCatalogue(cat) {
@@ -83,6 +85,7 @@ export class Board {
     let x0 = 0, x1 = 8, y0 = -2, y1 = 2;
     const add = (x, y) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y); };
     for (const c of view.board || []) add(c.x, c.y);
+    for (const g of view.goals || []) add(g.x, g.y);
     for (const [x, y] of (marks && marks.cells) || []) add(x, y);
     for (const [x, y] of (marks && marks.cardTargets) || []) add(x, y);
     return { x0, x1, y0, y1 };
@@ -90,6 +93,7 @@ export class Board {
 
   render(view, marks = {}) {
     this.view = view;
+    this.marks = marks;
     const [px, py] = this.pitch;
     const { w, h } = this.look.card;
     const occupied = new Set((view.board || []).map((c) => `${c.x},${c.y}`));
@@ -158,14 +162,36 @@ export class Board {
     }
   }
 
-  // Are all targets inside the visible box?
+  // Are all targets on screen, clear of the zoom buttons' column? A target under the
+  // buttons cannot be tapped, so it counts as hidden and the board refits.
   _shows(marks) {
     if (!this.vb) return false;
+    const r = this.svg.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    const reserve = Number(this.svg.dataset.reserve || 0);
+    const [x0, y0] = this._toSvg(r.left, r.top);
+    const [x1, y1] = this._toSvg(r.right - reserve, r.bottom);
     const [px, py] = this.pitch;
     const { w, h } = this.look.card;
-    const cells = [...(marks.cells || []), ...(marks.cardTargets || [])];
-    return cells.every(([x, y]) => x * px >= this.vb.x && y * py >= this.vb.y &&
-      x * px + w <= this.vb.x + this.vb.w && y * py + h <= this.vb.y + this.vb.h);
+    const goals = ((this.view && this.view.goals) || []).filter((g) => (marks.goalTargets || []).includes(g.goal));
+    const cells = [...(marks.cells || []), ...(marks.cardTargets || []), ...goals.map((g) => [g.x, g.y])];
+    return cells.every(([x, y]) => x * px >= x0 && y * py >= y0 && x * px + w <= x1 && y * py + h <= y1);
+  }
+
+  // The element changed size (the hand, the bar, Telegram's viewport): an untouched view
+  // refits; a panned or zoomed one keeps its centre and scale. Either way the view box
+  // takes the element's proportions again, so the view box is exactly what is on screen.
+  _resized() {
+    if (!this.vb) return;
+    const r = this.svg.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return;
+    if (!this.moved) { this.fit(this.bounds(this.view || {}, this.marks)); return; }
+    // cards keep their size on screen: the same view box units per pixel as before
+    const s = this.size ? this.vb.w / this.size.w : this._scale();
+    const cx = this.vb.x + this.vb.w / 2, cy = this.vb.y + this.vb.h / 2;
+    this.vb = { x: cx - r.width * s / 2, y: cy - r.height * s / 2, w: r.width * s, h: r.height * s };
+    this.size = { w: r.width, h: r.height };
+    this._apply();
   }
 
   fit(b) {
@@ -178,15 +204,18 @@ export class Board {
     // buttons free, so they never cover a card or a target.
     const r = this.svg.getBoundingClientRect();
     const reserve = Number(this.svg.dataset.reserve || 0);
+    this.size = null;
     if (r.width > reserve * 3 && r.height > 0) {
       const s = Math.max(vb.w / (r.width - reserve), vb.h / r.height);
       vb.x -= ((r.width - reserve) * s - vb.w) / 2;
       vb.y -= (r.height * s - vb.h) / 2;
       vb.w = r.width * s;
       vb.h = r.height * s;
+      this.size = { w: r.width, h: r.height };
     }
     this.vb = vb;
     this.home = { ...this.vb };
+    this.moved = false;
     this._apply();
   }
 
@@ -218,6 +247,7 @@ export class Board {
     const f = nw / this.vb.w;
     const [sx, sy] = cx === undefined ? [this.vb.x + this.vb.w / 2, this.vb.y + this.vb.h / 2] : this._toSvg(cx, cy);
     this.vb = { x: sx - (sx - this.vb.x) * f, y: sy - (sy - this.vb.y) * f, w: this.vb.w * f, h: this.vb.h * f };
+    this.moved = true;
     this._apply();
   }
 
@@ -243,6 +273,7 @@ export class Board {
         if (!this.down || this.down.moved > 8) {
           this.vb.x -= dx * s;
           this.vb.y -= dy * s;
+          this.moved = true;
           this._apply();
         }
       } else if (this.pointers.size === 2) {

@@ -200,6 +200,121 @@ async def test_telegram_place_card_by_tapping_and_live_update(
         await ctx_b.close()
 
 
+TARGET_UNDER_POINT = """([x, y]) => {
+    const el = document.elementFromPoint(x, y);
+    if (!el) return null;
+    return el.closest("#board") ? el.getAttribute("data-cell") || "board" : el.id || el.tagName;
+}"""
+
+
+async def test_selecting_a_card_never_leaves_a_target_under_the_zoom_buttons(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings
+) -> None:
+    """A player zooms out and pans so a target sits under a zoom button while every other
+    target stays in view; taking the card again brings that target out where a tap reaches
+    it (a CI failure once: the board counted the buttons' column as visible and the tap
+    hit "zoom out")."""
+    server = await serve(aiohttp_server, memory_service, settings)
+    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
+    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    try:
+        page = await ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await wait_view(page, "v.legal_moves.length > 0")
+        first = next(m for m in view["legal_moves"] if m["type"] == "place_path")
+        mine = [m for m in view["legal_moves"] if m.get("card") == first["card"]]
+        cells = {(m["x"], m["y"]) for m in mine}
+        move = max(mine, key=lambda m: m["x"])  # the easternmost: none further right
+        card = page.locator(f'.hcard[data-id="{move["card"]}"]')
+        for _ in range(3):  # small cards, so one fits inside the buttons' column
+            await page.click("#zoom-out")
+        await card.click()
+        target = page.locator(f'#board .target[data-cell="{move["x"]},{move["y"]}"]')
+        button = await page.locator("#zoom-in").bounding_box()
+        box = await target.bounding_box()
+        svg = await page.locator("#board").bounding_box()
+        assert button and box and svg
+        assert box["width"] < button["width"] and box["height"] < button["y"] - svg["y"]
+        # drag the board so the target's centre lands on the zoom-in button
+        dx = button["x"] + button["width"] / 2 - (box["x"] + box["width"] / 2)
+        dy = button["y"] + button["height"] / 2 - (box["y"] + box["height"] / 2)
+        start = (svg["x"] + svg["width"] / 3, svg["y"] + svg["height"] / 3)
+        await page.mouse.move(*start)
+        await page.mouse.down()
+        await page.mouse.move(start[0] + dx, start[1] + dy, steps=8)
+        await page.mouse.up()
+
+        async def under_centre(x: int, y: int) -> tuple[dict, str]:
+            box = await page.locator(f'#board .target[data-cell="{x},{y}"]').bounding_box()
+            assert box
+            centre = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+            return box, await page.evaluate(TARGET_UNDER_POINT, centre)
+
+        box, hit = await under_centre(move["x"], move["y"])
+        assert hit == "zoom-in"
+        for x, y in cells:  # every target wholly inside the board's box: only a button hides
+            box, _ = await under_centre(x, y)
+            assert svg["x"] <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"]
+            assert svg["y"] <= box["y"] and box["y"] + box["height"] <= svg["y"] + svg["height"]
+        print("VB", await page.get_attribute("#board", "viewBox"), cells, move)
+        await card.click()  # put the card down ...
+        await card.click()  # ... and take it again: its targets come out where taps reach
+        print("VB2", await page.get_attribute("#board", "viewBox"))
+        for x, y in cells:
+            assert (await under_centre(x, y))[1] == f"{x},{y}"
+        await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
+        await page.wait_for_selector("#board .ghost")
+        assert not errors, errors
+    finally:
+        await ctx.close()
+
+
+async def test_board_keeps_its_view_when_the_viewport_changes(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings
+) -> None:
+    """Telegram resizes the Mini App (expand, keyboard, rotation): an untouched board
+    refits; a panned one keeps its centre and scale; the view box always takes the
+    element's proportions, so what the board thinks is visible is what is on screen."""
+    server = await serve(aiohttp_server, memory_service, settings)
+    game_id, actor, _ = await game_where_actor_has(memory_service, "place_path")
+    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+
+    async def view_box() -> list[float]:
+        return [float(n) for n in (await page.get_attribute("#board", "viewBox") or "").split()]
+
+    async def proportions_match() -> None:
+        box = await page.locator("#board").bounding_box()
+        assert box
+        vb = await view_box()
+        assert abs(vb[2] / vb[3] - box["width"] / box["height"]) < 0.01, (vb, box)
+
+    try:
+        page = await ctx.new_page()
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await wait_view(page, "v.legal_moves.length > 0")
+        await page.wait_for_selector("#board g.card")
+        await proportions_match()
+        await page.set_viewport_size({"width": 390, "height": 600})
+        await page.wait_for_function("() => true")  # let the ResizeObserver run
+        await proportions_match()
+        await page.click("#zoom-in")
+        before, box = await view_box(), await page.locator("#board").bounding_box()
+        assert box
+        scale = before[2] / box["width"]  # view box units per pixel
+        await page.set_viewport_size({"width": 700, "height": 500})
+        await page.wait_for_function("() => true")
+        await proportions_match()
+        after, box = await view_box(), await page.locator("#board").bounding_box()
+        assert box
+        assert abs((before[0] + before[2] / 2) - (after[0] + after[2] / 2)) < 1  # same centre
+        assert abs((before[1] + before[3] / 2) - (after[1] + after[3] / 2)) < 1
+        assert abs(after[2] / box["width"] - scale) < 0.01 * scale  # same scale
+    finally:
+        await ctx.close()
+
+
 async def test_map_peek_is_private(
     browser: Browser,
     aiohttp_server: Any,
