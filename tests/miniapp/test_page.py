@@ -258,10 +258,8 @@ async def test_selecting_a_card_never_leaves_a_target_under_the_zoom_buttons(
             box, _ = await under_centre(x, y)
             assert svg["x"] <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"]
             assert svg["y"] <= box["y"] and box["y"] + box["height"] <= svg["y"] + svg["height"]
-        print("VB", await page.get_attribute("#board", "viewBox"), cells, move)
         await card.click()  # put the card down ...
         await card.click()  # ... and take it again: its targets come out where taps reach
-        print("VB2", await page.get_attribute("#board", "viewBox"))
         for x, y in cells:
             assert (await under_centre(x, y))[1] == f"{x},{y}"
         await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
