@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -178,8 +179,16 @@ async def serve_timers(settings: Settings) -> None:
         await service.store.close()
 
 
+def _name_process(name: str) -> None:
+    """Give this process a name that ``ps``, ``top`` and the load report show (Linux:
+    /proc/self/comm, 15 bytes); spawned workers are otherwise all "python3"."""
+    with contextlib.suppress(OSError), open("/proc/self/comm", "w") as comm:
+        comm.write(name[:15])
+
+
 def run_timer_process(settings: Settings) -> None:
     _configure_logging()
+    _name_process("sab-timers")
     _shift_priority(settings.timer_process_nice)
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
         runner.run(serve_timers(settings))
@@ -206,6 +215,8 @@ def _shift_priority(step: int) -> None:
 
 def run_worker(settings: Settings, worker: int = 0) -> None:
     _configure_logging()
+    if settings.workers > 1:
+        _name_process(f"sab-worker-{worker}")
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
         runner.run(serve(settings, worker=worker))
 

@@ -67,6 +67,9 @@ async def test_load_short() -> None:
         assert step["errors"] == 0, step["error_kinds"]
         assert step["achieved_moves_per_s"] >= 0.5 * step["offered_moves_per_s"], step
         assert step["post_move_ms"]["p50"] < 1000, step["post_move_ms"]
+        # the per-process CPU split names each process
+        assert set(step["worker_cpu_cores_each"]) == {"sab-worker-0", "sab-worker-1",
+                                                       "sab-timers"}, step
     assert report["timers"]["stuck_games"] == 0, report["timers"]
     assert report["timers"]["timers_seen_firing"] > 0
     assert report["ws_acked_versions_never_announced"] == 0

@@ -253,6 +253,15 @@ class ServerGroup:
                 out[p.pid] = t.user + t.system
         return out
 
+    def process_names(self) -> dict[int, str]:
+        """pid -> the name the product gives its processes (``sab-worker-0``,
+        ``sab-timers``; see telegram_bot.main._name_process)."""
+        out = {}
+        for p in self.worker_procs():
+            with contextlib.suppress(psutil.Error):
+                out[p.pid] = p.name()
+        return out
+
     def log_tail(self, lines: int = 40) -> str:
         if self.logdir is None or not self.log_path.exists():
             return ""

@@ -51,7 +51,11 @@ def _cores(s: dict[str, Any]) -> str:
     each = s.get("worker_cpu_cores_each")
     if not each:
         return str(s["worker_cpu_cores"])
-    return f"{s['worker_cpu_cores']} ({' + '.join(map(str, each))})"
+    if isinstance(each, dict):  # by process name (older reports: a bare list)
+        parts = [f"{name.removeprefix('sab-')} {cores}" for name, cores in each.items()]
+    else:
+        parts = [str(c) for c in each]
+    return f"{s['worker_cpu_cores']} ({' + '.join(parts)})"
 
 
 def _lateness(s: dict[str, Any]) -> str:

@@ -230,10 +230,11 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                 cpu = sum(each1.values()) - cpu0
                 secs = max(1e-9, time.monotonic() - t0)
                 step["worker_cpu_cores"] = round(cpu / secs, 2)
-                # per process, busiest first (the timer process is among them)
-                step["worker_cpu_cores_each"] = sorted(
-                    (round((used - each0.get(pid, 0.0)) / secs, 2)
-                     for pid, used in each1.items()), reverse=True)
+                # per process by the name the product gives it, busiest first
+                names = server.process_names()
+                step["worker_cpu_cores_each"] = dict(sorted(
+                    ((names.get(pid, str(pid)), round((used - each0.get(pid, 0.0)) / secs, 2))
+                     for pid, used in each1.items()), key=lambda kv: -kv[1]))
                 step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
                 gen_cpu = _own_cpu() - me0
                 step["load_generator_cpu_cores"] = round(gen_cpu / secs, 2)

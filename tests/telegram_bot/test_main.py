@@ -174,6 +174,9 @@ def test_supervisor_restarts_a_killed_worker(redis_url: str, redis_prefix: str) 
         _wait(ready, 60, "2 workers and the timer process")
         first, [timer] = _children(parent, port)
         assert timer.nice() == first[0].nice() + 5
+        # named for ps, top and the load report
+        assert timer.name() == "sab-timers"
+        assert sorted(w.name() for w in first) == ["sab-worker-0", "sab-worker-1"]
         os.kill(first[0].pid, signal.SIGKILL)
 
         def replaced() -> bool:
