@@ -313,6 +313,60 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
         await ctx.close()
 
 
+async def test_pinch_zooms_the_board_and_a_finger_tap_still_places(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings
+) -> None:
+    """Two fingers spreading zoom in around their middle, closing zoom out, and neither is
+    taken for a tap; then one finger taps a card and a target, as on a phone (touch
+    events through Chromium's DevTools protocol, which turns them into pointer events)."""
+    server = await serve(aiohttp_server, memory_service, settings)
+    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
+    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    try:
+        page = await ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await wait_view(page, "v.legal_moves.length > 0")
+        await page.wait_for_selector("#board g.card")
+        cdp = await ctx.new_cdp_session(page)
+        svg = await page.locator("#board").bounding_box()
+        assert svg
+        cx, cy = svg["x"] + svg["width"] / 2, svg["y"] + svg["height"] / 2
+
+        async def pinch(start: float, end: float) -> None:
+            """Two fingers on a horizontal line through the middle, `start` to `end` apart."""
+            steps = 8
+            for i in range(steps + 1):
+                half = (start + (end - start) * i / steps) / 2
+                points = [{"x": cx - half, "y": cy, "id": 1}, {"x": cx + half, "y": cy, "id": 2}]
+                kind = "touchStart" if i == 0 else "touchMove"
+                await cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+            await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+        async def width() -> float:
+            return float((await page.get_attribute("#board", "viewBox") or "").split()[2])
+
+        move = next(m for m in view["legal_moves"] if m["type"] == "place_path")
+        await page.tap(f'.hcard[data-id="{move["card"]}"]')  # its targets glow
+        w0 = await width()
+        await pinch(60, 240)
+        w1 = await width()
+        assert w1 < w0 * 0.6, (w0, w1)  # fingers 4x further apart: zoomed in
+        await pinch(200, 100)
+        w2 = await width()
+        assert w1 * 1.5 < w2, (w1, w2)  # fingers closing: zoomed out again
+        # neither gesture chose a cell
+        assert await page.evaluate("window.__sab.cell") is None
+        assert await page.locator("#board .ghost").count() == 0
+        await page.tap("#btn-fit")
+        await page.tap(f'#board .target[data-cell="{move["x"]},{move["y"]}"]')
+        await page.wait_for_selector(f'#board .ghost[data-cell="{move["x"]},{move["y"]}"]')
+        assert not errors, errors
+    finally:
+        await ctx.close()
+
+
 async def test_map_peek_is_private(
     browser: Browser,
     aiohttp_server: Any,
