@@ -62,6 +62,9 @@ class Settings:
     timer_process: bool = True  # WORKERS > 1: turn timers in a process of their own
     # its nice value relative to the workers': < 0 ahead of them (when allowed), > 0 behind
     timer_process_nice: int = 0
+    # seconds without a timer-loop pass before the supervisor replaces the timer process
+    # (hung, not exited; 0 = never)
+    timer_hang_seconds: int = 30
 
     @property
     def runs_bot(self) -> bool:
@@ -109,4 +112,5 @@ class Settings:
             event_loop=_choice(env, "EVENT_LOOP", ("uvloop", "asyncio")),
             timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
             timer_process_nice=max(-20, min(19, _int(env, "TIMER_PROCESS_NICE", 0))),
+            timer_hang_seconds=max(0, _int(env, "TIMER_HANG_SECONDS", 30)),
         )

@@ -15,7 +15,8 @@
   HTTP) that fires turn deadlines and plays the computer seats, so timers do not queue
   behind hundreds of requests on a busy worker's event loop; the workers keep a fallback
   that fires a deadline overdue by more than a second, so turns still advance while the
-  timer process is down (it is restarted like a worker). One process (``WORKERS=1``,
+  timer process is down (it is restarted like a worker, and replaced when its loop has
+  made no pass for ``TIMER_HANG_SECONDS``). One process (``WORKERS=1``,
   local mode) fires its own timers.
 """
 
@@ -31,6 +32,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
+from typing import Any
 
 from aiohttp import web
 
@@ -154,7 +156,7 @@ async def announce_local_table(app: web.Application, settings: Settings) -> None
     )
 
 
-async def serve_timers(settings: Settings) -> None:
+async def serve_timers(settings: Settings, heartbeat: Any = None) -> None:
     """The timer process: fire turn deadlines and computer moves until SIGINT/SIGTERM.
 
     No HTTP: the supervisor restarts it if it dies, and the workers' fallback fires
@@ -166,7 +168,11 @@ async def serve_timers(settings: Settings) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    timers = asyncio.create_task(service.run_timers(stop), name="game-timers")
+    def beat() -> None:
+        if heartbeat is not None:
+            heartbeat.value = time.monotonic()  # CLOCK_MONOTONIC: one clock for all processes
+
+    timers = asyncio.create_task(service.run_timers(stop, on_pass=beat), name="game-timers")
     try:
         await stop.wait()
     finally:
@@ -186,12 +192,12 @@ def _name_process(name: str) -> None:
         comm.write(name[:15])
 
 
-def run_timer_process(settings: Settings) -> None:
+def run_timer_process(settings: Settings, heartbeat: Any = None) -> None:
     _configure_logging()
     _name_process("sab-timers")
     _shift_priority(settings.timer_process_nice)
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
-        runner.run(serve_timers(settings))
+        runner.run(serve_timers(settings, heartbeat))
 
 
 def _shift_priority(step: int) -> None:
@@ -240,13 +246,19 @@ def supervise(settings: Settings) -> None:
     ctx = multiprocessing.get_context("spawn")
     procs: dict[int, multiprocessing.process.BaseProcess] = {}
     stopping = False
+    # the timer process's last loop pass (time.monotonic), 0 until its first: a process
+    # that hangs without exiting (a stuck call, SIGSTOP) is replaced like a dead one
+    heartbeat = ctx.Value("d", 0.0, lock=False)
 
     def name(worker: int) -> str:
         return "timer process" if worker == TIMER_SLOT else f"worker {worker}"
 
     def spawn(worker: int) -> None:
         if worker == TIMER_SLOT:
-            proc = ctx.Process(target=run_timer_process, args=(settings,), name="timers")
+            heartbeat.value = 0.0
+            proc = ctx.Process(
+                target=run_timer_process, args=(settings, heartbeat), name="timers"
+            )
         else:
             proc = ctx.Process(target=run_worker, args=(settings, worker), name=f"worker-{worker}")
         proc.start()
@@ -271,6 +283,14 @@ def supervise(settings: Settings) -> None:
     )
     while not stopping:
         time.sleep(0.2)
+        timer = procs.get(TIMER_SLOT)
+        if timer is not None and _hung(heartbeat.value, settings.timer_hang_seconds):
+            log.warning(
+                "timer process silent for %.0f s (hung); replacing it",
+                time.monotonic() - heartbeat.value,
+            )
+            timer.kill()  # SIGKILL also ends a stopped process
+            timer.join(timeout=5)
         for worker, proc in list(procs.items()):
             if not proc.is_alive() and not stopping:
                 log.warning("%s exited with %s; restarting", name(worker), proc.exitcode)
@@ -283,6 +303,11 @@ def supervise(settings: Settings) -> None:
         proc.join(timeout=10)
         if proc.is_alive():
             proc.kill()
+
+
+def _hung(last_pass: float, limit_s: int) -> bool:
+    """Has a started timer loop (``last_pass`` > 0) gone ``limit_s`` without a pass?"""
+    return limit_s > 0 and last_pass > 0 and time.monotonic() - last_pass > limit_s
 
 
 def _configure_logging() -> None:

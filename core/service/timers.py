@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -46,7 +47,9 @@ class Timers(ServiceCore):
         self._warning_handlers.append(handler)
 
     # ================================================================ timers
-    async def run_timers(self, stop: asyncio.Event | None = None) -> None:
+    async def run_timers(
+        self, stop: asyncio.Event | None = None, on_pass: Callable[[], None] | None = None
+    ) -> None:
         """Background task: fire due deadlines, from whichever worker claims them first.
 
         ``ServiceConfig.timer_role`` says which: ``all`` (one process, or every worker
@@ -59,6 +62,9 @@ class Timers(ServiceCore):
         While the store is unreachable the loop retries quickly (20 ms, doubling up to its
         interval) and logs one warning per outage instead of a traceback per poll: the
         first poll after the store is back claims what fell due meanwhile.
+
+        ``on_pass`` is called at the start of every pass: the timer process's heartbeat,
+        which its supervisor watches to replace a process that hangs without exiting.
         """
         role = self.config.timer_role
         interval = (
@@ -73,6 +79,8 @@ class Timers(ServiceCore):
         down_since: float | None = None
         failures = 0
         while stop is None or not stop.is_set():
+            if on_pass is not None:
+                on_pass()
             delay = interval
             try:
                 busy = len(self._tasks()) >= MAX_IN_FLIGHT

@@ -250,6 +250,41 @@ def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
         _stop(proc)
 
 
+def test_a_hung_timer_process_is_replaced(redis_url: str, redis_prefix: str) -> None:
+    """A timer process that stops making loop passes without exiting (SIGSTOP here; a
+    stuck call alike) is killed and replaced after ``TIMER_HANG_SECONDS``."""
+    psutil = pytest.importorskip("psutil")
+    port = free_port()
+    proc = _start({**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_HANG_SECONDS": "2"})
+    try:
+        parent = psutil.Process(proc.pid)
+        _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
+              == 1 and _healthy(port), 60, "2 workers and the timer process")
+        [timer] = _children(parent, port)[1]
+        time.sleep(3)  # a healthy timer process passes its loop: it is left alone
+        assert [t.pid for t in _children(parent, port)[1]] == [timer.pid]
+        timer.send_signal(signal.SIGSTOP)
+
+        def replaced() -> bool:
+            others = _children(parent, port)[1]
+            return len(others) == 1 and others[0].pid != timer.pid and not timer.is_running()
+
+        _wait(replaced, 30, "the hung timer process replaced")
+        assert _healthy(port)
+    finally:
+        _stop(proc)
+
+
+def test_hang_check_waits_for_the_first_pass() -> None:
+    from telegram_bot.main import _hung
+
+    now = time.monotonic()
+    assert not _hung(0.0, 30)  # not started yet: imports and connecting may take long
+    assert not _hung(now - 10, 30)
+    assert _hung(now - 31, 30)
+    assert not _hung(now - 3600, 0)  # 0: never
+
+
 async def _computer_game(redis_url: str, prefix: str) -> str:
     """A started game of one silent human and two computer seats thinking 0.3 s: a
     deadline every few hundred ms, fired by whichever process's timers take it."""
