@@ -14,7 +14,6 @@ aiohttp, ``run_bot(application, settings)`` runs polling until cancelled.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import json
 import logging
@@ -24,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -41,8 +40,8 @@ from core.settings import Settings
 from telegram_bot import commands
 from telegram_bot.board import on_callback
 from telegram_bot.deps import BotDeps, deps_of
-from telegram_bot.i18n import LANGUAGES, Translator
 from telegram_bot.inline import on_inline
+from telegram_bot.menus import set_global_menus
 from telegram_bot.notifier import Notifier
 from telegram_bot.port import ServicePort
 from telegram_bot.runtime import Runtime
@@ -129,28 +128,13 @@ async def _on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("update %s failed", getattr(update, "update_id", "?"), exc_info=context.error)
 
 
-COMMANDS = ("new", "help", "rules", "lang", "leave", "stats")
-
-
 async def setup_bot(application: Application) -> None:
     """After ``initialize``: learn our username, register commands, start the notifier."""
     deps: BotDeps = application.bot_data["deps"]
     opts: BotOptions = deps.extra.get("options", BotOptions())
     if not deps.bot_username:
         deps.bot_username = application.bot.username
-    for language in LANGUAGES:
-        t = Translator(language)
-        descriptions = {
-            "new": t.gettext("open a game in this group"), "help": t.gettext("how to play"),
-            "rules": t.gettext("the rules in short"), "lang": t.gettext("choose the language"),
-            "leave": t.gettext("leave the game"), "stats": t.gettext("statistics"),
-        }
-        code = {"en": None, "zh_Hans": "zh", "zh_Hant": None}[language]
-        if language == "zh_Hant":
-            continue  # Telegram keys command lists by two-letter language only
-        with contextlib.suppress(Exception):
-            await application.bot.set_my_commands(
-                [BotCommand(c, descriptions[c]) for c in COMMANDS], language_code=code)
+    await set_global_menus(application.bot)
     deps.notifier = Notifier(application.bot, deps, warn_before_s=opts.warn_before_s)
     await deps.notifier.start()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 
-from telegram import Message, Update
+from telegram import Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -16,7 +16,8 @@ from telegram.ext import ContextTypes
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps, deps_of, topic_of
-from telegram_bot.i18n import LANGUAGES, Translator
+from telegram_bot.i18n import LANGUAGES, Translator, normalize_language
+from telegram_bot.menus import set_chat_menu
 from telegram_bot.panels import send_panel
 from telegram_bot.port import BotError, ChatKey, UserRef
 
@@ -101,6 +102,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await cmd_help(update, context)
         return
     await deps.runtime.set_pref(f"reach:{user.id}", "1")
+    await traditional_menu_once(context, user)
     payload = context.args[0] if context.args else ""
     if payload.startswith("j") and len(payload) > 1:
         await join_from_link(update, context, payload[1:], t)
@@ -114,6 +116,21 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send_panel(context.bot, deps, game_id, user.id, language=user.language_code)
     if not games:
         await reply(update, deps, help_text(t, deps.bot_username))
+
+
+async def traditional_menu_once(context: ContextTypes.DEFAULT_TYPE, user: User) -> None:
+    """A zh-Hant/zh-TW/zh-HK reader's private chat gets the Traditional command menu on
+    their first /start (Telegram's own "zh" list is Simplified; see telegram_bot.menus).
+    Once: /lang changes it later."""
+    deps = deps_of(context)
+    if normalize_language(user.language_code) != "zh_Hant":
+        return
+    if await deps.runtime.get_pref(f"u:{user.id}") or await deps.runtime.get_pref(
+        f"menu:{user.id}"
+    ):
+        return  # a language chosen with /lang set the menu; or done before
+    await set_chat_menu(context.bot, user.id, "zh_Hant")
+    await deps.runtime.set_pref(f"menu:{user.id}", "zh_Hant")
 
 
 async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
@@ -214,8 +231,10 @@ async def on_lang_button(update: Update, context: ContextTypes.DEFAULT_TYPE, sco
                                show_alert=True)
             return
         await deps.runtime.set_pref(f"c:{chat.id}", code)
+        await set_chat_menu(context.bot, chat.id, code)
     else:
         await deps.runtime.set_pref(f"u:{user.id}", code)
+        await set_chat_menu(context.bot, user.id, code)  # the private chat's id is the user's
     t = Translator(code)
     await query.answer("✓")
     with contextlib.suppress(TelegramError):

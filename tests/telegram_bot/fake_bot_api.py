@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
@@ -137,6 +138,8 @@ class FakeBotAPI:
         self.webhook_secret: str | None = None
         self.rate_limited: list[Call] = []
         self.webhook_targets: list[str] = []
+        # command lists by (scope key, language_code or ""), as setMyCommands leaves them
+        self.command_lists: dict[tuple[tuple[Any, ...], str], list[dict[str, str]]] = {}
         self._deliveries: set[asyncio.Task[int]] = set()
         self._updates: deque[dict[str, Any]] = deque()
         self._update_ids = itertools.count(1)
@@ -406,6 +409,80 @@ class FakeBotAPI:
             await asyncio.sleep(0.02)
         limit = int(p.get("limit") or 100)
         return list(itertools.islice(self._updates, limit))
+
+    # ---- command menus (Bot API "Determining list of commands")
+    def _scope_key(self, p: dict) -> tuple[Any, ...]:
+        scope = p.get("scope") or {"type": "default"}
+        if isinstance(scope, str):
+            scope = json.loads(scope)
+        kind = scope.get("type")
+        if kind in ("default", "all_private_chats", "all_group_chats",
+                    "all_chat_administrators"):
+            return (kind,)
+        if kind in ("chat", "chat_administrators", "chat_member"):
+            chat_id = scope.get("chat_id")
+            if not isinstance(chat_id, int) or chat_id not in self.chats:
+                raise ApiError(400, "Bad Request: chat not found")
+            if kind != "chat" and self.chats[chat_id].type == "private":
+                raise ApiError(400, "Bad Request: can't use this scope in private chats")
+            if kind == "chat_member":
+                return (kind, chat_id, int(scope.get("user_id") or 0))
+            return (kind, chat_id)
+        raise ApiError(400, f"Bad Request: unsupported bot command scope type {kind!r}")
+
+    def _language(self, p: dict) -> str:
+        code = p.get("language_code") or ""
+        if code and not re.fullmatch(r"[a-z]{2}", code):
+            raise ApiError(400, "Bad Request: invalid language code specified")
+        return str(code)
+
+    async def _m_setMyCommands(self, p: dict, f: dict) -> bool:
+        commands = p.get("commands")
+        if isinstance(commands, str):
+            commands = json.loads(commands)
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise ApiError(400, "Bad Request: too many commands")
+        for c in commands:
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", str(c.get("command"))):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(str(c.get("description") or "")) <= 256:
+                raise ApiError(400, "Bad Request: command description is empty or too long")
+        key = (self._scope_key(p), self._language(p))
+        if commands:
+            self.command_lists[key] = [dict(c) for c in commands]
+        else:
+            self.command_lists.pop(key, None)
+        return True
+
+    async def _m_deleteMyCommands(self, p: dict, f: dict) -> bool:
+        self.command_lists.pop((self._scope_key(p), self._language(p)), None)
+        return True
+
+    async def _m_getMyCommands(self, p: dict, f: dict) -> list:
+        return self.command_lists.get((self._scope_key(p), self._language(p)), [])
+
+    def menu_for(self, chat_id: int, user_id: int) -> list[str]:
+        """The command descriptions this user sees in this chat's "/" menu: the first list
+        set, in Telegram's documented order, with the user's two-letter language."""
+        user = self.users[user_id]
+        lang = (user.language_code or "")[:2].lower()
+        chat = self.chats[chat_id]
+        if chat.type == "private":
+            order: list[tuple[Any, ...]] = [("chat", chat_id), ("all_private_chats",),
+                                            ("default",)]
+        else:
+            admin = user_id in chat.admins
+            order = [("chat_member", chat_id, user_id)]
+            order += [("chat_administrators", chat_id)] if admin else []
+            order += [("chat", chat_id)]
+            order += [("all_chat_administrators",)] if admin else []
+            order += [("all_group_chats",), ("default",)]
+        for scope in order:
+            for code in (lang, "") if lang else ("",):
+                found = self.command_lists.get((scope, code))
+                if found is not None:
+                    return [c["description"] for c in found]
+        return []
 
     async def _m_setWebhook(self, p: dict, f: dict) -> bool:
         self.webhook_url = p.get("url") or None

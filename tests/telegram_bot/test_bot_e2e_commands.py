@@ -13,6 +13,49 @@ from tests.telegram_bot.conftest import BotEnv, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
 
 
+async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> None:
+    """The "/" menu as each member would see it (Telegram's documented order of scopes and
+    two-letter languages): English by default, Simplified for any "zh" reader, and
+    Traditional where the bot knows better - a zh-Hant reader's private chat from their
+    first /start, and a group whose admin chose Traditional with /lang."""
+    api = fast_env.api
+    group = api.group(-3101, "Menus", admins=[11])
+    ann = api.user(11, "Ann", language_code="en")
+    li = api.user(12, "Li", language_code="zh-hans")
+    wen = api.user(13, "Wen", language_code="zh-hant")
+    hk = api.user(14, "Ho", language_code="zh-hk")
+    en, hans, hant = "open a game in this group", "在本群开一局游戏", "在本群組開一局遊戲"
+    await api.wait_for(lambda: api.menu_for(ann.id, ann.id))  # set at start
+    assert api.menu_for(ann.id, ann.id)[0] == en
+    assert api.menu_for(li.id, li.id)[0] == hans
+    assert api.menu_for(group.id, wen.id)[0] == hans  # "zh" is one list for both scripts
+    for u in (ann, li, wen):
+        u.press_start()
+    await api.wait_for(lambda: api.menu_for(wen.id, wen.id)[0] == hant)
+    hk.press_start()
+    await api.wait_for(lambda: api.menu_for(hk.id, hk.id)[0] == hant)
+    await api.wait_for(lambda: len(api.bot_messages(li.id)) > 0)
+    assert api.menu_for(li.id, li.id)[0] == hans and api.menu_for(ann.id, ann.id)[0] == en
+    # Wen prefers English after all: their private chat follows the choice
+    wen.say(wen.id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(wen.id, lambda m: "English" in str(
+        m.get("reply_markup"))))
+    wen.press(menu, "English")
+    await api.wait_for(lambda: api.menu_for(wen.id, wen.id)[0] == en)
+    wen.press_start()  # a later /start does not undo the choice
+    await api.wait_for(lambda: len(api.bot_messages(wen.id)) > 2)
+    assert api.menu_for(wen.id, wen.id)[0] == en
+    # the group's admin chooses Traditional: everyone there reads the group's language
+    ann.say(group.id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "繁體中文" in str(
+        m.get("reply_markup"))))
+    ann.press(menu, "繁體中文")
+    await api.wait_for(lambda: api.menu_for(group.id, ann.id)[0] == hant)
+    assert api.menu_for(group.id, li.id)[0] == hant
+    assert api.menu_for(li.id, li.id)[0] == hans  # private chats keep their own
+    assert not [c for c in api.calls if "MyCommands" in c.method and not c.ok]
+
+
 async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     env, api = fast_env, fast_env.api
     group = api.group(-3001, "Commands", admins=[1])
