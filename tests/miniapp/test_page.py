@@ -200,6 +200,23 @@ async def test_telegram_place_card_by_tapping_and_live_update(
         await ctx_b.close()
 
 
+async def open_actor_board(
+    browser: Browser, aiohttp_server: Any, service: GameService, settings: Settings
+) -> tuple[BrowserContext, Page, list[str], dict]:
+    """A 3-player game whose first actor can place a path card, opened from the group link
+    on a phone: (context, page, page errors, the actor's view)."""
+    server = await serve(aiohttp_server, service, settings)
+    game_id, actor, view = await game_where_actor_has(service, "place_path")
+    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    page = await ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    await page.goto(f"http://127.0.0.1:{server.port}/")
+    await wait_view(page, "v.legal_moves.length > 0")
+    await page.wait_for_selector("#board g.card")
+    return ctx, page, errors, view
+
+
 TARGET_UNDER_POINT = """([x, y]) => {
     const el = document.elementFromPoint(x, y);
     if (!el) return null;
@@ -214,15 +231,10 @@ async def test_selecting_a_card_never_leaves_a_target_under_the_zoom_buttons(
     target stays in view; taking the card again brings that target out where a tap reaches
     it (a CI failure once: the board counted the buttons' column as visible and the tap
     hit "zoom out")."""
-    server = await serve(aiohttp_server, memory_service, settings)
-    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
-    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    ctx, page, errors, view = await open_actor_board(
+        browser, aiohttp_server, memory_service, settings
+    )
     try:
-        page = await ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await wait_view(page, "v.legal_moves.length > 0")
         first = next(m for m in view["legal_moves"] if m["type"] == "place_path")
         mine = [m for m in view["legal_moves"] if m.get("card") == first["card"]]
         cells = {(m["x"], m["y"]) for m in mine}
@@ -275,9 +287,9 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
     """Telegram resizes the Mini App (expand, keyboard, rotation): an untouched board
     refits; a panned one keeps its centre and scale; the view box always takes the
     element's proportions, so what the board thinks is visible is what is on screen."""
-    server = await serve(aiohttp_server, memory_service, settings)
-    game_id, actor, _ = await game_where_actor_has(memory_service, "place_path")
-    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    ctx, page, errors, _ = await open_actor_board(
+        browser, aiohttp_server, memory_service, settings
+    )
 
     async def view_box() -> list[float]:
         return [float(n) for n in (await page.get_attribute("#board", "viewBox") or "").split()]
@@ -289,10 +301,6 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
         assert abs(vb[2] / vb[3] - box["width"] / box["height"]) < 0.01, (vb, box)
 
     try:
-        page = await ctx.new_page()
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await wait_view(page, "v.legal_moves.length > 0")
-        await page.wait_for_selector("#board g.card")
         await proportions_match()
         await page.set_viewport_size({"width": 390, "height": 600})
         await page.wait_for_function("() => true")  # let the ResizeObserver run
@@ -309,6 +317,7 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
         assert abs((before[0] + before[2] / 2) - (after[0] + after[2] / 2)) < 1  # same centre
         assert abs((before[1] + before[3] / 2) - (after[1] + after[3] / 2)) < 1
         assert abs(after[2] / box["width"] - scale) < 0.01 * scale  # same scale
+        assert not errors, errors
     finally:
         await ctx.close()
 
@@ -319,16 +328,10 @@ async def test_pinch_zooms_the_board_and_a_finger_tap_still_places(
     """Two fingers spreading zoom in around their middle, closing zoom out, and neither is
     taken for a tap; then one finger taps a card and a target, as on a phone (touch
     events through Chromium's DevTools protocol, which turns them into pointer events)."""
-    server = await serve(aiohttp_server, memory_service, settings)
-    game_id, actor, view = await game_where_actor_has(memory_service, "place_path")
-    ctx = await telegram_context(browser, actor, name_of(actor), start_param=game_id)
+    ctx, page, errors, view = await open_actor_board(
+        browser, aiohttp_server, memory_service, settings
+    )
     try:
-        page = await ctx.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        await page.goto(f"http://127.0.0.1:{server.port}/")
-        await wait_view(page, "v.legal_moves.length > 0")
-        await page.wait_for_selector("#board g.card")
         cdp = await ctx.new_cdp_session(page)
         svg = await page.locator("#board").bounding_box()
         assert svg

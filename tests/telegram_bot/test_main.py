@@ -219,8 +219,7 @@ def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
     proc = _start({**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_PROCESS_NICE": "-3"})
     try:
         parent = psutil.Process(proc.pid)
-        _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
-              == 1 and _healthy(port), 60, "2 workers and the timer process")
+        _wait_for_workers_and_timer(parent, port)
         game_id = asyncio.run(_computer_game(redis_url, redis_prefix))
         [timer] = _children(parent, port)[1]
         workers = _children(parent, port)[0]
@@ -250,6 +249,11 @@ def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
         _stop(proc)
 
 
+def _wait_for_workers_and_timer(parent: Any, port: int) -> None:
+    _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
+          == 1 and _healthy(port), 60, "2 workers and the timer process")
+
+
 def test_a_hung_timer_process_is_replaced(redis_url: str, redis_prefix: str) -> None:
     """A timer process that stops making loop passes without exiting (SIGSTOP here; a
     stuck call alike) is killed and replaced after ``TIMER_HANG_SECONDS``."""
@@ -258,8 +262,7 @@ def test_a_hung_timer_process_is_replaced(redis_url: str, redis_prefix: str) -> 
     proc = _start({**_multi_worker_env(port, redis_url, redis_prefix), "TIMER_HANG_SECONDS": "2"})
     try:
         parent = psutil.Process(proc.pid)
-        _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
-              == 1 and _healthy(port), 60, "2 workers and the timer process")
+        _wait_for_workers_and_timer(parent, port)
         [timer] = _children(parent, port)[1]
         time.sleep(3)  # a healthy timer process passes its loop: it is left alone
         assert [t.pid for t in _children(parent, port)[1]] == [timer.pid]
