@@ -51,10 +51,10 @@ FIT_TOP = 4  # how many of the lookahead's best placements the fit term re-ranks
 # diggers' cards see it (the saboteur's own hand left out, every unseen copy counted):
 # a tunnel that looks like progress on the public maze but leaves a cell of the route
 # only a scarce shape fits is a block nobody can pin on it (the beliefs use plain
-# distances). Off (0) by default: 6 players ai-vs-ai over 1,200 rounds (4 seeds) 74.9% ->
-# 72.75% with 1.0, every seed and 7 / 8 players down 1-3 points, but ~1.2 standard errors
-# (docs/benchmarks/ai.md).
-SAB_FIT_W = 0.0  # weight of (fit-aware block - plain block), in cards
+# distances). 6 players ai-vs-ai over 1,500 rounds (5 seeds): 75.4% -> 73.0%, every seed
+# down 1-3.3 points (7 and 8 players down 1-2.7 too): small, ~1.5 standard errors
+# (docs/benchmarks/ai.md). 0 turns it off.
+SAB_FIT_W = 1.0  # weight of (fit-aware block - plain block), in cards
 SAB_FIT_TOP = 6  # placements re-scored: best by score with plain progress not penalised
 SAB_FIT_UNSEEN = 1.0  # an unseen copy's weight in the diggers' supply
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
