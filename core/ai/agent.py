@@ -60,7 +60,12 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
         return dict(rng.choice(moves))
     ctx = make_ctx(view, careful=lv.careful)
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
-    if lv.lookahead:
+    if lv.lookahead and policy.SAB_FIT_W and ctx.kind == "saboteur" and not ctx.expansion:
+        # saboteurs re-judge their best placements, progress-looking ones included, by
+        # the fit-aware route length (a tunnel that strands a cell on a scarce shape)
+        redo = policy.sab_fit_rescore(ctx, moves, scored)
+        scored = [(redo.get(i, s), i) for s, i in scored]
+    elif lv.lookahead:
         top = sorted((s, i) for s, i in scored if moves[i].get("type") == "place_path")[
             -lv.lookahead :
         ]

@@ -85,6 +85,10 @@ class Supply:
         own[card] = own.get(card, 0) - 1
         return Supply(own, self.unseen, k=self.k, t=self.t, w_unseen=self.w_unseen)
 
+    def without_own(self) -> Supply:
+        """The same supply as another seat counts it: my own cards left out."""
+        return Supply({}, self.unseen, k=self.k, t=self.t, w_unseen=self.w_unseen)
+
     def costs(self, need: int, wall: int) -> tuple[float, ...]:
         """Cost (>= 1, INF impossible) of crossing a cell by each side pair, by mask."""
         key = (need, wall)

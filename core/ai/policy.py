@@ -47,6 +47,16 @@ FIT_K = 2.0  # extra cards a crossing costs when no card is expected to fit it
 FIT_T = 4.0  # supply (own cards + FIT_UNSEEN x unseen copies) at which the penalty is 0
 FIT_UNSEEN = 0.5  # an unseen copy counts this much against one in the own hand
 FIT_TOP = 4  # how many of the lookahead's best placements the fit term re-ranks
+# Classic saboteurs: a placement is also judged by the fit-aware route length as the
+# diggers' cards see it (the saboteur's own hand left out, every unseen copy counted):
+# a tunnel that looks like progress on the public maze but leaves a cell of the route
+# only a scarce shape fits is a block nobody can pin on it (the beliefs use plain
+# distances). 6 players ai-vs-ai over 1,500 rounds (5 seeds): 75.4% -> 73.0%, every seed
+# down 1-3.3 points (7 and 8 players down 1-2.7 too): small, ~1.5 standard errors
+# (docs/benchmarks/ai.md). 0 turns it off.
+SAB_FIT_W = 1.0  # weight of (fit-aware block - plain block), in cards
+SAB_FIT_TOP = 6  # placements re-scored: best by score with plain progress not penalised
+SAB_FIT_UNSEEN = 1.0  # an unseen copy's weight in the diggers' supply
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
@@ -71,6 +81,7 @@ class Ctx:
     _obj_cache: dict[int, tuple[float, float, float]] = field(default_factory=dict)
     _fit: Any = None  # (Supply, live goals, fit objective now), built on first use
     _fit_after: dict[str, Any] = field(default_factory=dict)  # card -> Supply without it
+    _sab_fit: Any = None  # (Supply of the diggers as a saboteur sees it, live goals, f0)
     placed: dict[tuple[int, int, str, bool], tuple[Board, float]] = field(default_factory=dict)
 
     def fit_gain(self, board: Board, card: str) -> float:
@@ -88,6 +99,20 @@ class Ctx:
             after = self._fit_after[card] = sup.without(card)
         f1 = objective(fit_distances(board, after, live), self.probs)
         return float(f0 - f1)
+
+    def sab_fit_block(self, board: Board) -> float:
+        """Fit-aware objective after placing into `board` minus now, with the supply the
+        other seats may hold: unseen copies only (my own cards will not help them)."""
+        if self._sab_fit is None:
+            removed = [e.removed for e in self.events if e.kind == "rockfall" and e.removed]
+            sup = supply_for(
+                "classic", self.board, self.hand, removed, k=FIT_K, t=FIT_T, w_unseen=SAB_FIT_UNSEEN
+            )
+            sup = sup.without_own()
+            live = [g for g, p in self.probs.items() if p > 0]
+            self._sab_fit = (sup, live, objective(fit_distances(self.board, sup, live), self.probs))
+        sup, live, f0 = self._sab_fit
+        return float(objective(fit_distances(board, sup, live), self.probs) - f0)
 
     @property
     def bad(self) -> bool:
@@ -255,6 +280,8 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
         return 6.0 * crystals + 2.0 * gain - (0.5 if gain < 0 else 0.0)
     if ctx.bad:
         block = -gain
+        if SAB_FIT_W:
+            ctx.placed[(x, y, card, rot)] = (b2, gain)
         s = 10.0 * block
         if d1 < 0.01:
             s -= REVEAL_GOLD
@@ -301,6 +328,37 @@ def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
         b2 = ctx.board.with_card(x, y, card, rot)
         got = (b2, ctx.measure(ctx.board)[0] - ctx.measure(b2)[0])
     return FIT_W * 10.0 * (ctx.fit_gain(got[0], card) - got[1])
+
+
+def sab_fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
+    """What the fit-aware block adds beyond the plain block (classic saboteurs only)."""
+    if not SAB_FIT_W or ctx.expansion or ctx.kind != "saboteur":
+        return 0.0
+    card = ctx.hand.get(str(move.get("card")), "")
+    x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
+    got = ctx.placed.get((x, y, card, rot))
+    if got is None:
+        b2 = ctx.board.with_card(x, y, card, rot)
+        got = (b2, ctx.measure(ctx.board)[0] - ctx.measure(b2)[0])
+    return SAB_FIT_W * 10.0 * (ctx.sab_fit_block(got[0]) + got[1])
+
+
+def sab_fit_rescore(
+    ctx: Ctx, moves: list[Mapping[str, Any]], scored: list[tuple[float, int]]
+) -> dict[int, float]:
+    """New scores of a saboteur's SAB_FIT_TOP best placements, chosen by score with
+    plain progress not held against them, each plus its `sab_fit_bonus`."""
+    base = {i: s for s, i in scored}
+    key: dict[int, float] = {}
+    for s, i in scored:
+        m = moves[i]
+        if m.get("type") != "place_path":
+            continue
+        card = ctx.hand.get(str(m.get("card")), "")
+        got = ctx.placed.get((int(m["x"]), int(m["y"]), card, bool(m.get("rotated"))))
+        key[i] = s + 10.0 * max(0.0, got[1] if got else 0.0)
+    top = sorted(key, key=lambda j: key[j])[-SAB_FIT_TOP:] if SAB_FIT_TOP > 0 else []
+    return {i: base[i] + sab_fit_bonus(ctx, moves[i]) for i in top}
 
 
 def openness(board: Board, x: int, y: int, placed: Any) -> float:

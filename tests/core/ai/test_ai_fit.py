@@ -94,3 +94,41 @@ def test_digger_keeps_the_cross_the_last_cell_needs(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(policy, "FIT_W", 0.0)
     move = choose_move(view, level="hard", seed=1)
     assert (move["card"], move["x"], move["y"]) == ("c0", 5, 0)
+
+
+def test_supply_without_own_leaves_my_cards_out() -> None:
+    sup = Supply({"S1_CROSS": 1}, {"S1_CROSS": 2}, k=2.0, t=4.0, w_unseen=1.0)
+    other = sup.without_own()
+    assert other.own == {} and other.unseen == {"S1_CROSS": 2}
+
+
+def test_saboteur_lays_progress_that_strands_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A corridor of east-west straights ends at (5, 0); gold known at (8, 0); (7, 0)
+    lies between two north-south straights, so only a cross crosses it, and the saboteur
+    holds the last one. A straight at (6, 0) looks like progress on the public maze, yet
+    it seals the corridor for the diggers (nothing they can get fits (7, 0)); the plain
+    model prefers to turn the corridor away with the curve (an open block)."""
+    cells = {
+        **START,
+        **{(x, 0): ("S1_STRAIGHT_EW", False) for x in range(1, 6)},
+        (7, -1): ("S1_STRAIGHT_NS", False),
+        (7, 1): ("S1_STRAIGHT_NS", False),
+    }
+    for i in range(4):  # the other crosses are on the table, far away
+        cells[(-3 - 2 * i, 5)] = ("S1_CROSS", False)
+    view = make_view(
+        cells,
+        ["S1_CROSS", "S1_STRAIGHT_EW", "S1_CURVE_NW"],
+        role="SABOTEUR",
+        players=6,
+        deck_size=10,
+        known_goals=[{"goal": 1, "kind": "gold"}],
+    )
+    monkeypatch.setattr(policy, "SAB_FIT_W", 1.0)
+    for level in ("normal", "hard"):
+        move = choose_move(view, level=level, seed=1)
+        assert (move["x"], move["y"]) == (6, 0)
+        assert move["card"] != "c2"  # not the curve
+    monkeypatch.setattr(policy, "SAB_FIT_W", 0.0)
+    move = choose_move(view, level="normal", seed=1)
+    assert (move["card"], move["x"], move["y"]) == ("c2", 6, 0)
