@@ -321,26 +321,28 @@ def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
     gain minus the plain gain already counted (classic diggers only)."""
     if not FIT_W or ctx.expansion or ctx.kind != "digger":
         return 0.0
-    card = ctx.hand.get(str(move.get("card")), "")
-    x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
-    got = ctx.placed.get((x, y, card, rot))
-    if got is None:
-        b2 = ctx.board.with_card(x, y, card, rot)
-        got = (b2, ctx.measure(ctx.board)[0] - ctx.measure(b2)[0])
-    return FIT_W * 10.0 * (ctx.fit_gain(got[0], card) - got[1])
+    card, board, gain = _placed(ctx, move)
+    return FIT_W * 10.0 * (ctx.fit_gain(board, card) - gain)
 
 
 def sab_fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
     """What the fit-aware block adds beyond the plain block (classic saboteurs only)."""
     if not SAB_FIT_W or ctx.expansion or ctx.kind != "saboteur":
         return 0.0
+    _card, board, gain = _placed(ctx, move)
+    return SAB_FIT_W * 10.0 * (ctx.sab_fit_block(board) + gain)
+
+
+def _placed(ctx: Ctx, move: Mapping[str, Any]) -> tuple[str, Board, float]:
+    """(card, the maze after the placement, the plain gain), from the lookahead's cache
+    when it scored this placement."""
     card = ctx.hand.get(str(move.get("card")), "")
     x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
     got = ctx.placed.get((x, y, card, rot))
     if got is None:
         b2 = ctx.board.with_card(x, y, card, rot)
         got = (b2, ctx.measure(ctx.board)[0] - ctx.measure(b2)[0])
-    return SAB_FIT_W * 10.0 * (ctx.sab_fit_block(got[0]) + got[1])
+    return card, got[0], got[1]
 
 
 def sab_fit_rescore(
