@@ -17,22 +17,20 @@ from telegram.error import TelegramError
 
 from telegram_bot.i18n import Translator
 
-COMMANDS = ("new", "help", "rules", "lang", "leave", "stats")
 # the languages with a bot-wide list, and their Telegram language_code (None: default)
 GLOBAL_MENUS = {"en": None, "zh_Hans": "zh"}
 
 
 def command_list(language: str) -> list[BotCommand]:
     t = Translator(language)
-    descriptions = {
-        "new": t.gettext("open a game in this group"),
-        "help": t.gettext("how to play"),
-        "rules": t.gettext("the rules in short"),
-        "lang": t.gettext("choose the language"),
-        "leave": t.gettext("leave the game"),
-        "stats": t.gettext("statistics"),
-    }
-    return [BotCommand(c, descriptions[c]) for c in COMMANDS]
+    return [
+        BotCommand("new", t.gettext("open a game in this group")),
+        BotCommand("help", t.gettext("how to play")),
+        BotCommand("rules", t.gettext("the rules in short")),
+        BotCommand("lang", t.gettext("choose the language")),
+        BotCommand("leave", t.gettext("leave the game")),
+        BotCommand("stats", t.gettext("statistics")),
+    ]
 
 
 async def set_global_menus(bot: Bot) -> None:

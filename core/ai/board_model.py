@@ -184,22 +184,15 @@ class Board:
         return sum(p.info.crystals for p in self.cells.values())
 
 
-# ---- the search, on integer cell keys (hot path: a few hundred calls per decision) ----
+# ---- the search (hot path: a few hundred calls per decision) ----
 
-_OFF = 128  # keeps x + _OFF, y + _OFF positive
-_STEP = (-1, 512, 1, -512)  # N E S W on key = (x + _OFF) * 512 + (y + _OFF)
-_BIT = (1, 2, 4, 8)
-_OPP = (4, 8, 1, 2)
+_BIT = (1, 2, 4, 8)  # the edge bits of the directions N E S W
 SEARCH_LIMIT = 16
 # the directions (0 N, 1 E, 2 S, 3 W) an edge mask opens, for each of the 16 masks
 _WAYS: tuple[tuple[int, ...], ...] = tuple(
     tuple(d for d in range(4) if m & _BIT[d]) for m in range(16)
 )
 _ALL_WAYS = _WAYS[15]
-
-
-def _key(x: int, y: int) -> int:
-    return (x + _OFF) * 512 + (y + _OFF)
 
 
 def _search(board: Board, blocked: str | None) -> dict[int, int]:

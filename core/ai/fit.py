@@ -20,11 +20,14 @@ from collections.abc import Collection, Mapping
 from heapq import heappop, heappush
 
 from core.ai.beliefs import CAP
-from core.ai.board_model import _BIT, _OFF, _OPP, _STEP, INF, Board, _key
+from core.ai.board_model import _BIT, INF, Board
 from core.ai.cards import PATHS
 from core.engine import CATALOGUE
 
-# cell keys, sides and steps as the 0-1 search's (board_model): Placed.entry speaks them
+# cells as integer keys; sides N E S W indexed 0-3 as board_model's _BIT and Placed.enter
+_OFF = 128  # keeps x + _OFF, y + _OFF positive
+_STEP = (-1, 512, 1, -512)  # N E S W on key = (x + _OFF) * 512 + (y + _OFF)
+_OPP = (4, 8, 1, 2)  # the edge bit facing back, per direction
 _OTHER = ((1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2))  # exits other than the entry side
 _ANY = 12  # node slot of an empty cell whose crossings all cost the same
 _UNIFORM = 0  # index in a cost tuple (no side pair has mask 0): 1.0 when all pairs cost alike
@@ -130,6 +133,10 @@ def supply_for(
     return Supply(dict(own), left, k=k, t=t, w_unseen=w_unseen)
 
 
+def _key(x: int, y: int) -> int:
+    return (x + _OFF) * 512 + (y + _OFF)
+
+
 def fit_distances(
     board: Board, supply: Supply, goals: Collection[int] | None = None
 ) -> dict[int, float]:
@@ -167,7 +174,7 @@ def fit_distances(
                 continue
             q = cells.get(nk)
             if q is not None:
-                gj = q.entry(_OPP[d])
+                gj = q.enter[d]
                 out.append(nk * 16 + gj + 1 if gj >= 0 else None)
             elif kx0 <= nk >> 9 <= kx1 and ky0 <= nk & 511 <= ky1:
                 # a cell every way through costs the same: one node, whatever the entry

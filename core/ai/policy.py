@@ -18,7 +18,7 @@ from core.ai.beliefs import CAP, BeliefState, compute, objective
 from core.ai.board_model import INF, Board
 from core.ai.cards import ACTIONS, PATHS
 from core.ai.events import Event, round_events
-from core.ai.fit import fit_distances, supply_for
+from core.ai.fit import Supply, fit_distances, supply_for
 from core.ai.knowledge import (
     SeatInfo,
     expected_saboteurs,
@@ -87,12 +87,7 @@ class Ctx:
     def fit_gain(self, board: Board, card: str) -> float:
         """Fit-aware objective now minus after placing `card` into `board`."""
         if self._fit is None:
-            removed = [e.removed for e in self.events if e.kind == "rockfall" and e.removed]
-            sup = supply_for(
-                "classic", self.board, self.hand, removed, k=FIT_K, t=FIT_T, w_unseen=FIT_UNSEEN
-            )
-            live = [g for g, p in self.probs.items() if p > 0]
-            self._fit = (sup, live, objective(fit_distances(self.board, sup, live), self.probs))
+            self._fit = self._fit_base(FIT_UNSEEN, own=True)
         sup, live, f0 = self._fit
         after = self._fit_after.get(card)
         if after is None:
@@ -104,15 +99,21 @@ class Ctx:
         """Fit-aware objective after placing into `board` minus now, with the supply the
         other seats may hold: unseen copies only (my own cards will not help them)."""
         if self._sab_fit is None:
-            removed = [e.removed for e in self.events if e.kind == "rockfall" and e.removed]
-            sup = supply_for(
-                "classic", self.board, self.hand, removed, k=FIT_K, t=FIT_T, w_unseen=SAB_FIT_UNSEEN
-            )
-            sup = sup.without_own()
-            live = [g for g, p in self.probs.items() if p > 0]
-            self._sab_fit = (sup, live, objective(fit_distances(self.board, sup, live), self.probs))
+            self._sab_fit = self._fit_base(SAB_FIT_UNSEEN, own=False)
         sup, live, f0 = self._sab_fit
         return float(objective(fit_distances(board, sup, live), self.probs) - f0)
+
+    def _fit_base(self, w_unseen: float, *, own: bool) -> tuple[Supply, list[int], float]:
+        """(the supply, the live goals, the fit-aware objective of the maze now): what a
+        fit-aware comparison starts from; `own` False leaves my own cards out of it."""
+        removed = [e.removed for e in self.events if e.kind == "rockfall" and e.removed]
+        sup = supply_for(
+            "classic", self.board, self.hand, removed, k=FIT_K, t=FIT_T, w_unseen=w_unseen
+        )
+        if not own:
+            sup = sup.without_own()
+        live = [g for g, p in self.probs.items() if p > 0]
+        return sup, live, objective(fit_distances(self.board, sup, live), self.probs)
 
     @property
     def bad(self) -> bool:

@@ -19,6 +19,22 @@ def plenty(k: float = 2.0) -> Supply:
     return Supply({}, dict(deck_counts("classic")), k=k, t=4.0, w_unseen=1.0)
 
 
+def last_cross_cell(
+    corridor: dict[tuple[int, int], tuple[str, bool]],
+) -> dict[tuple[int, int], tuple[str, bool]]:
+    """The start, `corridor`, and (7, 0) between two north-south straights, so only a
+    cross can cross it west to east; four of the five crosses lie on the table far away."""
+    cells = {
+        **START,
+        **corridor,
+        (7, -1): ("S1_STRAIGHT_NS", False),
+        (7, 1): ("S1_STRAIGHT_NS", False),
+    }
+    for i in range(4):
+        cells[(-3 - 2 * i, 5)] = ("S1_CROSS", False)
+    return cells
+
+
 def test_with_every_card_available_it_equals_the_plain_distance() -> None:
     b = board({(1, 0): ("S1_STRAIGHT_EW", False), (2, 0): ("S1_CURVE_NW", False)})
     plain = b.goal_distances()
@@ -70,17 +86,14 @@ def test_digger_keeps_the_cross_the_last_cell_needs(monkeypatch: pytest.MonkeyPa
     straights, so only a cross can cross it west to east, and the digger holds the last
     one. The plain model takes the cross for (5, 0) (most open exits); the fit-aware
     re-ranking lays the T there and keeps the cross."""
-    cells = {
-        **START,
-        (1, 0): ("S1_T_NEW", False),
-        (2, 0): ("S1_T_NEW", False),
-        (3, 0): ("S1_STRAIGHT_EW", False),
-        (4, 0): ("S1_STRAIGHT_EW", False),
-        (7, -1): ("S1_STRAIGHT_NS", False),
-        (7, 1): ("S1_STRAIGHT_NS", False),
-    }
-    for i in range(4):  # the other crosses are on the table, far away
-        cells[(-3 - 2 * i, 5)] = ("S1_CROSS", False)
+    cells = last_cross_cell(
+        {
+            (1, 0): ("S1_T_NEW", False),
+            (2, 0): ("S1_T_NEW", False),
+            (3, 0): ("S1_STRAIGHT_EW", False),
+            (4, 0): ("S1_STRAIGHT_EW", False),
+        }
+    )
     view = make_view(
         cells,
         ["S1_CROSS", "S1_T_NEW", "S1_STRAIGHT_EW"],
@@ -108,14 +121,7 @@ def test_saboteur_lays_progress_that_strands_the_route(monkeypatch: pytest.Monke
     holds the last one. A straight at (6, 0) looks like progress on the public maze, yet
     it seals the corridor for the diggers (nothing they can get fits (7, 0)); the plain
     model prefers to turn the corridor away with the curve (an open block)."""
-    cells = {
-        **START,
-        **{(x, 0): ("S1_STRAIGHT_EW", False) for x in range(1, 6)},
-        (7, -1): ("S1_STRAIGHT_NS", False),
-        (7, 1): ("S1_STRAIGHT_NS", False),
-    }
-    for i in range(4):  # the other crosses are on the table, far away
-        cells[(-3 - 2 * i, 5)] = ("S1_CROSS", False)
+    cells = last_cross_cell({(x, 0): ("S1_STRAIGHT_EW", False) for x in range(1, 6)})
     view = make_view(
         cells,
         ["S1_CROSS", "S1_STRAIGHT_EW", "S1_CURVE_NW"],
