@@ -57,6 +57,14 @@ FIT_TOP = 4  # how many of the lookahead's best placements the fit term re-ranks
 SAB_FIT_W = 1.0  # weight of (fit-aware block - plain block), in cards
 SAB_FIT_TOP = 6  # placements re-scored: best by score with plain progress not penalised
 SAB_FIT_UNSEEN = 1.0  # an unseen copy's weight in the diggers' supply
+# Classic saboteurs: a quiet tunnel (a tunnel placement that changes neither the true nor
+# the public distance) beats a discard by this much more. It spends a card the saboteur
+# would discard anyway, reads as digging, and its walls take a cell the diggers may need.
+# Measured both ways at 6 players ai-vs-ai: discarding instead (-3) 70.2 -> 76.3% over 600
+# rounds; +1.5 73.0 -> 70.8% over 1,500 rounds (five seeds, every one down 1.3-6.7 points;
+# 8 players 62.0 -> 55.3% at one seed). The bonus does not count when the saboteur picks
+# the placements its fit-aware block re-scores (sab_fit_rescore).
+QUIET_W = 1.5
 PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_size", "log")
 
 
@@ -83,6 +91,7 @@ class Ctx:
     _fit_after: dict[str, Any] = field(default_factory=dict)  # card -> Supply without it
     _sab_fit: Any = None  # (Supply of the diggers as a saboteur sees it, live goals, f0)
     placed: dict[tuple[int, int, str, bool], tuple[Board, float]] = field(default_factory=dict)
+    quiet: set[tuple[int, int, str, bool]] = field(default_factory=set)  # quiet tunnels scored
 
     def fit_gain(self, board: Board, card: str) -> float:
         """Fit-aware objective now minus after placing `card` into `board`."""
@@ -297,6 +306,9 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
             s += DISGUISE_W * min(-pub_delta, 1.5)
         if ctx.kind == "profiteer":
             s *= 0.7
+        elif quiet_tunnel(ctx, info, gain, pub_delta):
+            s += QUIET_W
+            ctx.quiet.add((x, y, card, rot))
         return s
     s = 10.0 * gain
     if d1 < 0.01 and ctx.probs:
@@ -315,6 +327,18 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
     if lookahead:
         ctx.placed[(x, y, card, rot)] = (b2, gain)
     return s
+
+
+def quiet_tunnel(ctx: Ctx, info: Any, gain: float, pub_delta: float) -> bool:
+    """A classic saboteur's tunnel that changes no distance, true or public."""
+    return (
+        ctx.kind == "saboteur"
+        and not ctx.expansion
+        and info is not None
+        and info.kind != "deadend"
+        and abs(gain) < 0.01
+        and abs(pub_delta) < 0.01
+    )
 
 
 def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
@@ -350,7 +374,8 @@ def sab_fit_rescore(
     ctx: Ctx, moves: list[Mapping[str, Any]], scored: list[tuple[float, int]]
 ) -> dict[int, float]:
     """New scores of a saboteur's SAB_FIT_TOP best placements, chosen by score with
-    plain progress not held against them, each plus its `sab_fit_bonus`."""
+    plain progress not held against them (nor the quiet-tunnel bonus), each plus its
+    `sab_fit_bonus`."""
     base = {i: s for s, i in scored}
     key: dict[int, float] = {}
     for s, i in scored:
@@ -358,8 +383,10 @@ def sab_fit_rescore(
         if m.get("type") != "place_path":
             continue
         card = ctx.hand.get(str(m.get("card")), "")
-        got = ctx.placed.get((int(m["x"]), int(m["y"]), card, bool(m.get("rotated"))))
-        key[i] = s + 10.0 * max(0.0, got[1] if got else 0.0)
+        at = (int(m["x"]), int(m["y"]), card, bool(m.get("rotated")))
+        got = ctx.placed.get(at)
+        # a quiet tunnel's bonus does not crowd the progress-looking placements out
+        key[i] = s + 10.0 * max(0.0, got[1] if got else 0.0) - (QUIET_W if at in ctx.quiet else 0)
     top = sorted(key, key=lambda j: key[j])[-SAB_FIT_TOP:] if SAB_FIT_TOP > 0 else []
     return {i: base[i] + sab_fit_bonus(ctx, moves[i]) for i in top}
 

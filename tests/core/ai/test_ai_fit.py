@@ -138,3 +138,33 @@ def test_saboteur_lays_progress_that_strands_the_route(monkeypatch: pytest.Monke
     monkeypatch.setattr(policy, "SAB_FIT_W", 0.0)
     move = choose_move(view, level="normal", seed=1)
     assert (move["card"], move["x"], move["y"]) == ("c2", 6, 0)
+
+
+def test_a_quiet_tunnel_earns_the_saboteur_quiet_w(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A north-south straight on the cross's north exit at (1, -1) changes no distance,
+    true or public: for a classic saboteur it scores QUIET_W more than without the term;
+    a dead end there, and the same tunnel for a digger, score the same either way."""
+    cells = {
+        **START,
+        (1, 0): ("S1_CROSS", False),
+        (2, 0): ("S1_STRAIGHT_EW", False),
+        (3, 0): ("S1_STRAIGHT_EW", False),
+    }
+
+    def scores(role: str) -> dict[str, float]:
+        view = make_view(cells, ["S1_STRAIGHT_NS", "S1_DEAD_N"], role=role, players=6)
+        ctx = policy.make_ctx(view, careful=True)
+        out = {}
+        for m in view["legal_moves"]:
+            if m["type"] == "place_path" and (m["x"], m["y"]) == (1, -1):
+                out[ctx.hand[m["card"]]] = policy.score_move(ctx, m)
+        return out
+
+    with_term = {role: scores(role) for role in ("SABOTEUR", "GOLD_DIGGER")}
+    monkeypatch.setattr(policy, "QUIET_W", 0.0)
+    without = {role: scores(role) for role in ("SABOTEUR", "GOLD_DIGGER")}
+    sab, dig = with_term["SABOTEUR"], with_term["GOLD_DIGGER"]
+    assert set(sab) == {"S1_STRAIGHT_NS", "S1_DEAD_N"}
+    assert sab["S1_STRAIGHT_NS"] == pytest.approx(without["SABOTEUR"]["S1_STRAIGHT_NS"] + 1.5)
+    assert sab["S1_DEAD_N"] == pytest.approx(without["SABOTEUR"]["S1_DEAD_N"])
+    assert dig == pytest.approx(without["GOLD_DIGGER"])
