@@ -113,6 +113,7 @@ def add_handlers(application: Application) -> None:
     application.add_handler(CommandHandler("hand", commands.cmd_start))
     application.add_handler(CallbackQueryHandler(on_callback))
     application.add_handler(InlineQueryHandler(on_inline))
+    application.add_handler(TypeHandler(Update, commands.traditional_member_menu), group=1)
     application.add_error_handler(_on_error)
 
 

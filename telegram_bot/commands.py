@@ -17,7 +17,7 @@ from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps, deps_of, topic_of
 from telegram_bot.i18n import LANGUAGES, Translator, normalize_language
-from telegram_bot.menus import set_chat_menu
+from telegram_bot.menus import set_chat_menu, set_member_menu
 from telegram_bot.panels import send_panel
 from telegram_bot.port import BotError, ChatKey, UserRef
 
@@ -131,6 +131,28 @@ async def traditional_menu_once(context: ContextTypes.DEFAULT_TYPE, user: User) 
         return  # a language chosen with /lang set the menu; or done before
     await set_chat_menu(context.bot, user.id, "zh_Hant")
     await deps.runtime.set_pref(f"menu:{user.id}", "zh_Hant")
+
+
+async def traditional_member_menu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A zh-Hant/zh-TW/zh-HK reader in a group whose language nobody chose gets the
+    Traditional menu there for themself (Telegram would show them the Simplified "zh"
+    list). Once /lang sets the group's language, the group's list is everyone's again: the
+    member's own list goes on their next update in that group. Runs after the handlers."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None or chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+        return
+    if normalize_language(user.language_code) != "zh_Hant":
+        return
+    deps = deps_of(context)
+    key = f"gm{chat.id}:{user.id}"  # the user's own preference: deleted with their data
+    has = await deps.runtime.get_pref(key)
+    if await deps.runtime.get_pref(f"c:{chat.id}"):
+        if has == "zh_Hant":
+            await set_member_menu(context.bot, chat.id, user.id, None)
+            await deps.runtime.set_pref(key, "-")
+    elif has is None:
+        await set_member_menu(context.bot, chat.id, user.id, "zh_Hant")
+        await deps.runtime.set_pref(key, "zh_Hant")
 
 
 async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,

@@ -5,14 +5,15 @@ two-letter ISO 639-1 code: one "zh" list serves both scripts, and we fill it wit
 Simplified. So a chat gets a list of its own (scoped to that chat, which Telegram ranks
 above every wider scope's language list) when its language is known better: chosen with
 /lang (a group's language is everyone's there), or a private chat with a
-zh-Hant/zh-TW/zh-HK reader.
+zh-Hant/zh-TW/zh-HK reader. In a group whose language nobody chose, such a reader gets a
+list for themself there (a chat-member scope, ranked above the chat's).
 """
 
 from __future__ import annotations
 
 import contextlib
 
-from telegram import Bot, BotCommand, BotCommandScopeChat
+from telegram import Bot, BotCommand, BotCommandScopeChat, BotCommandScopeChatMember
 from telegram.error import TelegramError
 
 from telegram_bot.i18n import Translator
@@ -46,3 +47,14 @@ async def set_chat_menu(bot: Bot, chat_id: int, language: str) -> None:
     chat on first contact."""
     with contextlib.suppress(TelegramError):
         await bot.set_my_commands(command_list(language), scope=BotCommandScopeChat(chat_id))
+
+
+async def set_member_menu(bot: Bot, chat_id: int, user_id: int, language: str | None) -> None:
+    """One member's menu in one group, in `language`; None removes it (the group's list,
+    or the reader's language list, applies again)."""
+    scope = BotCommandScopeChatMember(chat_id, user_id)
+    with contextlib.suppress(TelegramError):
+        if language is None:
+            await bot.delete_my_commands(scope=scope)
+        else:
+            await bot.set_my_commands(command_list(language), scope=scope)

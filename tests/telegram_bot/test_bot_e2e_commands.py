@@ -56,6 +56,45 @@ async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> N
     assert not [c for c in api.calls if "MyCommands" in c.method and not c.ok]
 
 
+
+async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEnv) -> None:
+    """In a group whose language nobody chose, a zh-Hant / zh-HK reader gets the
+    Traditional menu there for themself once they use the bot in it; others keep their
+    language's list. When the admin then sets the group's language, the group's list is
+    everyone's again: the member's own list goes with their next command there."""
+    api = fast_env.api
+    group = api.group(-3102, "Menus 2", admins=[21])
+    ann = api.user(21, "Ann", language_code="en")
+    li = api.user(22, "Li", language_code="zh-hans")
+    wen = api.user(23, "Wen", language_code="zh-hant")
+    hk = api.user(24, "Ho", language_code="zh-hk")
+    en, hans, hant = "open a game in this group", "在本群开一局游戏", "在本群組開一局遊戲"
+    await api.wait_for(lambda: api.menu_for(ann.id, ann.id))  # the global lists, at start
+    assert api.menu_for(group.id, wen.id)[0] == hans  # before Wen uses the bot there
+    for u in (ann, li, wen, hk):
+        u.say(group.id, "/help")
+    await api.wait_for(lambda: api.menu_for(group.id, wen.id)[0] == hant)
+    await api.wait_for(lambda: api.menu_for(group.id, hk.id)[0] == hant)
+    await api.wait_for(lambda: len(api.bot_messages(group.id)) >= 4)
+    assert api.menu_for(group.id, li.id)[0] == hans
+    assert api.menu_for(group.id, ann.id)[0] == en
+    assert api.menu_for(wen.id, wen.id)[0] == hans  # the private chat: not until /start there
+    # the admin sets the group's language to English: everyone there reads English
+    ann.say(group.id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "English" in str(
+        m.get("reply_markup"))))
+    ann.press(menu, "English")
+    await api.wait_for(lambda: api.menu_for(group.id, li.id)[0] == en)
+    wen.say(group.id, "/rules")
+    await api.wait_for(lambda: api.menu_for(group.id, wen.id)[0] == en)
+    assert api.menu_for(group.id, hk.id)[0] == hant  # Ho has not used the bot there since
+    hk.say(group.id, "/help")
+    await api.wait_for(lambda: api.menu_for(group.id, hk.id)[0] == en)
+    member_calls = [c for c in api.calls if "MyCommands" in c.method and "chat_member" in str(
+        c.params)]
+    assert len(member_calls) == 4  # set once for each, removed once for each
+    assert all(c.ok for c in api.calls if "MyCommands" in c.method)
+
 async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     env, api = fast_env, fast_env.api
     group = api.group(-3001, "Commands", admins=[1])
