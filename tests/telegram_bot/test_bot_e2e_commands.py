@@ -5,12 +5,27 @@ from __future__ import annotations
 
 import random
 from datetime import datetime
+from typing import Any
 
 from core.service.models import ServiceConfig
 from telegram_bot.app import BotOptions
 from tests.telegram_bot.bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
 from tests.telegram_bot.conftest import BotEnv, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
+
+# the first entry of the command menu in each language
+MENU_EN = "open a game in this group"
+MENU_HANS, MENU_HANT = "在本群开一局游戏", "在本群組開一局遊戲"
+
+
+def menu_readers(api: FakeBotAPI, group_id: int, first: int) -> tuple[Any, ...]:
+    """A group whose admin Ann reads English, with Li (Simplified), Wen (zh-Hant) and Ho
+    (zh-HK): the group, then the four users."""
+    group = api.group(group_id, f"Menus {first}", admins=[first])
+    codes = {"Ann": "en", "Li": "zh-hans", "Wen": "zh-hant", "Ho": "zh-hk"}
+    users = [api.user(first + i, name, language_code=code)
+             for i, (name, code) in enumerate(codes.items())]
+    return (group, *users)
 
 
 async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> None:
@@ -19,12 +34,8 @@ async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> N
     Traditional where the bot knows better - a zh-Hant reader's private chat from their
     first /start, and a group whose admin chose Traditional with /lang."""
     api = fast_env.api
-    group = api.group(-3101, "Menus", admins=[11])
-    ann = api.user(11, "Ann", language_code="en")
-    li = api.user(12, "Li", language_code="zh-hans")
-    wen = api.user(13, "Wen", language_code="zh-hant")
-    hk = api.user(14, "Ho", language_code="zh-hk")
-    en, hans, hant = "open a game in this group", "在本群开一局游戏", "在本群組開一局遊戲"
+    group, ann, li, wen, hk = menu_readers(api, -3101, 11)
+    en, hans, hant = MENU_EN, MENU_HANS, MENU_HANT
     await api.wait_for(lambda: api.menu_for(ann.id, ann.id))  # set at start
     assert api.menu_for(ann.id, ann.id)[0] == en
     assert api.menu_for(li.id, li.id)[0] == hans
@@ -63,12 +74,8 @@ async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEn
     language's list. When the admin then sets the group's language, the group's list is
     everyone's again: the member's own list goes with their next command there."""
     api = fast_env.api
-    group = api.group(-3102, "Menus 2", admins=[21])
-    ann = api.user(21, "Ann", language_code="en")
-    li = api.user(22, "Li", language_code="zh-hans")
-    wen = api.user(23, "Wen", language_code="zh-hant")
-    hk = api.user(24, "Ho", language_code="zh-hk")
-    en, hans, hant = "open a game in this group", "在本群开一局游戏", "在本群組開一局遊戲"
+    group, ann, li, wen, hk = menu_readers(api, -3102, 21)
+    en, hans, hant = MENU_EN, MENU_HANS, MENU_HANT
     await api.wait_for(lambda: api.menu_for(ann.id, ann.id))  # the global lists, at start
     assert api.menu_for(group.id, wen.id)[0] == hans  # before Wen uses the bot there
     for u in (ann, li, wen, hk):
