@@ -133,6 +133,12 @@ async def traditional_menu_once(context: ContextTypes.DEFAULT_TYPE, user: User) 
     await deps.runtime.set_pref(f"menu:{user.id}", "zh_Hant")
 
 
+def member_menu_key(chat_id: int, user_id: int) -> str:
+    """The preference recording a member's own menu in a group: named after the group and
+    owned by the user (``<name>:<user id>``), so it goes with the user's data."""
+    return f"gm{chat_id}:{user_id}"
+
+
 async def traditional_member_menu(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A zh-Hant/zh-TW/zh-HK reader in a group whose language nobody chose gets the
     Traditional menu there for themself (Telegram would show them the Simplified "zh"
@@ -144,7 +150,7 @@ async def traditional_member_menu(update: Update, context: ContextTypes.DEFAULT_
     if normalize_language(user.language_code) != "zh_Hant":
         return
     deps = deps_of(context)
-    key = f"gm{chat.id}:{user.id}"  # the user's own preference: deleted with their data
+    key = member_menu_key(chat.id, user.id)
     has = await deps.runtime.get_pref(key)
     if await deps.runtime.get_pref(f"c:{chat.id}"):
         if has == "zh_Hant":

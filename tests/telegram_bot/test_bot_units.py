@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from core import engine
+from core.store.keys import pref_owner
 from telegram_bot import callbacks as cb
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
+from telegram_bot.commands import member_menu_key
 from telegram_bot.i18n import Translator
 from telegram_bot.runtime import Runtime
 
@@ -127,3 +129,9 @@ def test_names_are_escaped_in_html_texts() -> None:
     for text in (texts.board_caption(t, view), texts.final_text(t, view),
                  texts.lobby_text(t, {**view, "edition": "classic"})):
         assert "<b>Evil" not in text and "&lt;b&gt;Evil" in text
+
+
+def test_a_member_menu_preference_is_the_users_own() -> None:
+    """delete_user_data removes it with the user's other preferences."""
+    assert pref_owner(member_menu_key(-1001234567890, 7)) == 7
+    assert pref_owner(member_menu_key(-5, 123456789012)) == 123456789012
