@@ -39,6 +39,7 @@ LABELS_EN: dict[str, str] = {
     "round_over": "Round over",
     "finished": "Game over",
     "lobby": "Waiting for players",
+    "computer": "Computer {n}",  # a computer seat's name (the view's computer_no)
 }
 _CARDS_JSON = (
     Path(__file__).resolve().parent.parent / "core" / "engine" / "data" / "cards.json",
@@ -92,6 +93,7 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
     ]
     seats = [
         {"seat": num(s.get("seat")), "name": str(s.get("name") or f"#{i + 1}"),
+         "computer_no": num(s.get("computer_no")),
          "hand_size": num(s.get("hand_size")),
          "has_gold": s.get("has_gold") is True,   # public in Saboteur 2 (someone to rob)
          "in_front": [str(k) for k in s.get("in_front") or [] if str(k) in look.IN_FRONT_ICONS]}
@@ -260,7 +262,9 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
                                    outline=COLOURS["goal_back_edge"], width=max(1, 2 * ss))
         left = x + (8 * ss + fp * 0.8 if turn else 8 * ss)
         face = bold if turn else font
-        name = _fit(draw, printable(seat["name"], face) or f"#{i + 1}", face,
+        label = (labels["computer"].format(n=seat["computer_no"])
+                 if seat["computer_no"] is not None else seat["name"])
+        name = _fit(draw, printable(label, face) or f"#{i + 1}", face,
                     right - left - 10 * ss)
         draw.text((left, mid), name, fill=ink, font=bold if turn else font, anchor="lm")
 

@@ -319,7 +319,7 @@ class Notifier:
         caption = texts.board_caption(t, sv)
         markup = kb.board_keyboard(t, game_id, self.deps.bot_username,
                                    self.deps.settings.miniapp_short_name)
-        picture, _mime = await self._picture(sv)
+        picture, _mime = await self._picture(sv, t)
         digest = hashlib.sha1(picture).hexdigest()
         if "board_msg" in data and self._sent.get(game_id) == (caption, markup.to_json()) \
                 and self._picture_hash.get(game_id) == digest:
@@ -387,11 +387,11 @@ class Notifier:
             if "not modified" not in str(exc).lower():
                 raise
 
-    async def _picture(self, sv: dict) -> tuple[bytes, str]:
+    async def _picture(self, sv: dict, t: Translator) -> tuple[bytes, str]:
         from telegram_bot.board_picture import render_board_async
 
         result: tuple[bytes, str] = await render_board_async(
-            sv, font_path=self.deps.settings.board_font)
+            sv, font_path=self.deps.settings.board_font, labels=texts.picture_labels(t))
         return result
 
     async def _close_lobby(self, game_id: str, *, started: bool) -> None:

@@ -116,6 +116,6 @@ def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]
     for r in (after.get("you") or {}).get("known_roles") or []:
         if (r.get("seat"), r.get("role")) not in old_roles and not r.get("stale"):
             out.append("🔍 " + t.gettext("{name} is: {role}",
-                                         name=texts.esc(texts.seat_name(after, r.get("seat"))),
+                                         name=texts.esc(texts.seat_name(t, after, r.get("seat"))),
                                          role=t.role(r.get("role"))))
     return out

@@ -8,6 +8,7 @@ private texts take that player's own view.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from telegram_bot.i18n import Translator
@@ -23,12 +24,21 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def seat_name(view: dict[str, Any], seat: int | None) -> str:
+def display_name(t: Translator, s: Mapping[str, Any]) -> str:
+    """A seat's name for this reader: a computer seat's in the reader's language (the view's
+    ``computer_no``), anyone else's as they wrote it."""
+    number = s.get("computer_no")
+    if isinstance(number, int):
+        return t.gettext("Computer {n}", n=number)
+    return str(s.get("name") or f"#{int(s.get('seat') or 0) + 1}")
+
+
+def seat_name(t: Translator, view: Mapping[str, Any], seat: int | None) -> str:
     if seat is None:
         return "—"
     for s in view.get("seats", []):
         if s.get("seat") == seat:
-            return str(s.get("name") or f"#{seat + 1}")
+            return display_name(t, s)
     return f"#{seat + 1}"
 
 
@@ -62,7 +72,7 @@ def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None 
     low = int(settings.get("min_players", low))
     high = int(settings.get("max_players", high))
     seats = view.get("seats", [])
-    names = [esc(s.get("name")) + (" 🤖" if s.get("computer") else "") for s in seats]
+    names = [esc(display_name(t, s)) + (" 🤖" if s.get("computer") else "") for s in seats]
     lines = [
         "⛏ <b>" + t.gettext("Saboteur — new game") + "</b>",
         t.gettext("Edition: {edition}", edition=t.pgettext("edition", edition)),
@@ -93,6 +103,20 @@ def lobby_closed_text(t: Translator, started: bool) -> str:
 
 
 # ---------------------------------------------------------------- board (group)
+def picture_labels(t: Translator) -> dict[str, str]:
+    """The group picture's words in the group's language (keys of
+    ``board_picture.LABELS_EN``; the picture fills in the ``{placeholders}``)."""
+    return {
+        "round": t.gettext("Round {r}/{n}", r="{round}", n="{rounds}"),
+        "deck": t.gettext("Deck {deck}", deck="{deck}"),
+        "stealing": t.gettext("Stealing gold"),
+        "round_over": t.gettext("Round over"),
+        "finished": t.gettext("Game over"),
+        "lobby": t.gettext("Waiting for players"),
+        "computer": t.gettext("Computer {n}", n="{n}"),
+    }
+
+
 def front_icons(seat: dict[str, Any]) -> str:
     return "".join(FRONT_ICON.get(str(c), "") for c in seat.get("in_front") or [])
 
@@ -109,7 +133,7 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
     lines = [head]
     current = view.get("current_seat")
     if status in ("playing", "stealing") and current is not None:
-        who = esc(seat_name(view, current))
+        who = esc(seat_name(t, view, current))
         if status == "stealing":
             lines.append("💰 " + t.gettext("{name} is stealing.", name=who))
         else:
@@ -132,7 +156,7 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
         role_text = f" ({esc(t.role(role))})" if role else ""
         gold = s.get("gold")
         gold_text = f" — {gold} 🪙" if gold is not None else ""
-        parts = [f"{mark} {esc(s.get('name'))}{role_text}", f"🂠{s.get('hand_size', 0)}", extra]
+        parts = [f"{mark} {esc(display_name(t, s))}{role_text}", f"🂠{s.get('hand_size', 0)}", extra]
         rows.append(" ".join(p for p in parts if p) + gold_text)
     lines.extend(rows)
     lines.append(t.gettext("Deck: {deck} · Discarded: {discard}",
@@ -167,8 +191,8 @@ def last_event(t: Translator, view: dict[str, Any]) -> str | None:
 
 def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | None:
     """One public log entry in words (unknown codes are skipped, never guessed)."""
-    who = esc(seat_name(view, e.get("seat")))
-    target = esc(seat_name(view, e.get("target_seat")))
+    who = esc(seat_name(t, view, e.get("seat")))
+    target = esc(seat_name(t, view, e.get("target_seat")))
     card = esc(t.card(str(e.get("card", "")))) if e.get("card") else ""
     code = str(e.get("code") or "")
     timeout = " ⌛" if e.get("timeout") else ""
@@ -220,7 +244,7 @@ def round_result_text(t: Translator, view: dict[str, Any]) -> str:
         role = roles[i] if isinstance(roles, list) and i < len(roles) else s.get("role")
         if isinstance(role, dict):
             role = role.get("role")
-        lines.append(f"• {esc(s.get('name'))}: {esc(t.role(role))}")
+        lines.append(f"• {esc(display_name(t, s))}: {esc(t.role(role))}")
     return "\n".join(lines)
 
 
@@ -235,7 +259,7 @@ def final_text(t: Translator, view: dict[str, Any]) -> str:
     order = sorted(range(len(seats)), key=lambda i: -totals[i])
     for i in order:
         crown = "👑 " if totals[i] == best else ""
-        lines.append(f"{crown}{esc(seats[i].get('name'))}: {totals[i]} 🪙")
+        lines.append(f"{crown}{esc(display_name(t, seats[i]))}: {totals[i]} 🪙")
     return "\n".join(lines)
 
 
@@ -255,7 +279,7 @@ def secrets_text(t: Translator, view: dict[str, Any]) -> str:
                                kind=kind))
     for r in you.get("known_roles") or []:
         stale = " (?)" if r.get("stale") else ""
-        parts.append(f"{seat_name(view, r.get('seat'))}: {t.role(r.get('role'))}{stale}")
+        parts.append(f"{seat_name(t, view, r.get('seat'))}: {t.role(r.get('role'))}{stale}")
     if you.get("gold") is not None:
         parts.append(t.gettext("Your gold: {n}", n=you.get("gold")))
     return "\n".join(parts)
@@ -275,7 +299,7 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
         lines.append("🗺 " + t.gettext("{goal}: {kind}",
                                        goal=goal_name(t, int(g.get("goal", 0))), kind=kind))
     for r in you.get("known_roles") or []:
-        lines.append("🔍 " + esc(f"{seat_name(view, r.get('seat'))}: {t.role(r.get('role'))}"))
+        lines.append("🔍 " + esc(f"{seat_name(t, view, r.get('seat'))}: {t.role(r.get('role'))}"))
     hand = hand_lines(t, view)
     if hand:
         lines.append("🂠 " + t.gettext("Your hand:"))
@@ -297,7 +321,7 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
             lines.append("▶ <b>" + t.gettext("Your turn!") + "</b> "
                          + t.gettext("Choose a card."))
     elif status in ("playing", "stealing") and current is not None:
-        lines.append(t.gettext("Waiting for {name}.", name=esc(seat_name(view, current))))
+        lines.append(t.gettext("Waiting for {name}.", name=esc(seat_name(t, view, current))))
     return "\n".join(lines)
 
 
@@ -306,7 +330,7 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
     kind = move.get("type")
     hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
     card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
-    target = seat_name(view, move.get("target_seat"))
+    target = seat_name(t, view, move.get("target_seat"))
     if kind == "place_path":
         turn = " ↻" if move.get("rotated") else ""
         return t.gettext("at ({x}, {y})", x=move.get("x"), y=move.get("y")) + turn

@@ -9,7 +9,7 @@ from typing import Any
 
 from core.engine import ConfigError, GameConfig
 from core.engine.config import PLAYERS
-from core.service.meta import Meta, Seat
+from core.service.meta import COMPUTER_NAME, Meta, Seat
 from core.service.models import ServiceError, UserRef
 
 LEVELS = ("easy", "normal", "hard")
@@ -87,7 +87,7 @@ def add_computer(meta: Meta, level: str) -> None:
     if len(meta.seats) >= meta.max_seats:
         raise ServiceError("lobby_full", "every seat is taken")
     number = 1 + sum(1 for s in meta.seats if s.computer)
-    meta.seats.append(Seat(None, f"Computer {number}", computer=True, level=level))
+    meta.seats.append(Seat(None, COMPUTER_NAME.format(n=number), computer=True, level=level))
 
 
 def remove_computer(meta: Meta, seat: int | None) -> None:

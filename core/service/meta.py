@@ -7,6 +7,7 @@ owner, its computer flag and its timeout count can never disagree with the game.
 from __future__ import annotations
 
 import base64
+import re
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields
@@ -15,6 +16,11 @@ from typing import Any
 
 from core.service.jsoncodec import dumps_compact, loads
 from core.service.models import ChatKey, SeatInfo
+
+# A computer seat's stored name (English, what a client that knows no better shows); views
+# add its number as ``computer_no`` so that each reader sees it in their own language.
+COMPUTER_NAME = "Computer {n}"
+_COMPUTER_NAME_RE = re.compile(r"Computer ([1-9][0-9]{0,2})")
 
 
 @dataclass(slots=True)
@@ -31,6 +37,13 @@ class Seat:
     @property
     def by_computer(self) -> bool:
         return self.computer or self.auto
+
+    @property
+    def computer_no(self) -> int | None:
+        """n for a computer seat named ``COMPUTER_NAME``; None for anyone else (a human's
+        seat the computer plays keeps the human's name)."""
+        match = _COMPUTER_NAME_RE.fullmatch(self.name) if self.computer else None
+        return int(match.group(1)) if match else None
 
     def info(self, seat: int) -> SeatInfo:
         return SeatInfo(

@@ -46,13 +46,16 @@ def _seat_flags(
     else:
         seen = presence.get(str(seat.user_id))
         online = seen is not None and now_ms - seen <= window_ms
-    return {
+    flags: dict[str, Any] = {
         "name": seat.name,
         "online": online,
         "computer": seat.by_computer,
         "away": seat.auto and not seat.computer,
         "left": seat.left,
     }
+    if (number := seat.computer_no) is not None:
+        flags["computer_no"] = number  # clients name it "Computer n" in the reader's language
+    return flags
 
 
 def rewrite_entry(meta: Meta, entry: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ import { cardSvg } from "./cards.js";
 import { t } from "./i18n.js";
 import { esc, GLYPH } from "./icons.js";
 import * as tg from "./tg.js";
-import { cat, look, message, S, seatName, toast } from "./ui.js";
+import { cat, displayName, look, message, S, seatName, toast } from "./ui.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -89,7 +89,7 @@ export function roundEnd(v) {
     const total = finished && final ? `<b class="gold">${GLYPH.gold} ${final[s.seat] ?? 0}</b>` : "";
     return `<div class="row${won.has(s.seat) ? " won" : ""}" data-seat-result="${s.seat}">
       <span class="badge" style="background:${info ? info.color : "#777"}">${info ? info.letter : "?"}</span>
-      <span class="grow">${esc(s.name || `#${s.seat + 1}`)}${won.has(s.seat) ? " ★" : ""}</span><span>${esc(roleName)}</span>${gain}${total}</div>`;
+      <span class="grow">${esc(displayName(s))}${won.has(s.seat) ? " ★" : ""}</span><span>${esc(roleName)}</span>${gain}${total}</div>`;
   });
   const reached = rr.reached_by !== null && rr.reached_by !== undefined ? `<p>${esc(t("goldRoute"))}: ${esc(seatName(v, rr.reached_by))}</p>` : "";
   const mineWon = rr.your_winnings !== undefined && rr.your_winnings !== null ? `<p id="winnings"><b>${esc(t("yourWinnings", { n: rr.your_winnings }))}</b></p>` : "";

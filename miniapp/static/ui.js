@@ -2,7 +2,7 @@
 // round end, replay, lobby), toasts. Reads the state of app.js; changes it only via app.js.
 import * as app from "./app.js";
 import { cardSvg, toolIconSvg } from "./cards.js";
-import { t } from "./i18n.js";
+import { isYouWord, t } from "./i18n.js";
 import { actionFace, esc, GLYPH } from "./icons.js";
 import * as tg from "./tg.js";
 
@@ -14,9 +14,19 @@ const $ = (sel) => document.querySelector(sel);
 export const S = () => app.S;
 export const look = () => S().catalogue.look;
 export const cat = (id) => (S().catalogue.cards || {})[id] || { id, groups: [] };
+// A seat's name for this reader: a computer seat's in the reader's language (the view's
+// computer_no), the local table's "You" as "you" in it, anyone else's as they wrote it.
+export const displayName = (seat) => {
+  if (Number.isInteger(seat.computer_no)) return t("computerN", { n: seat.computer_no });
+  if (seat.name && isYouWord(seat.name)) {
+    const you = String(t("you"));
+    return you.charAt(0).toUpperCase() + you.slice(1);
+  }
+  return seat.name || `#${seat.seat + 1}`;
+};
 export const seatName = (v, s) => {
   const seat = (v.seats || []).find((x) => x.seat === s);
-  return seat ? (seat.name || `#${s + 1}`) : (s === null || s === undefined ? "" : `#${s + 1}`);
+  return seat ? displayName(seat) : (s === null || s === undefined ? "" : `#${s + 1}`);
 };
 const mine = (v) => (v.you ? v.you.seat : null);
 
@@ -103,9 +113,9 @@ function renderPlayers(v) {
     const icons = (s.in_front || []).map((k) => icon(k, t(`actions.${k}`) || k)).join("");
     const role = s.role ? `<span class="role" style="color:${((look() || {}).roles || {})[s.role]?.color || "inherit"}">${esc(t(`roles.${s.role}`) || s.role)}</span>` : "";
     const gold = s.gold !== null && s.gold !== undefined ? `<span class="gold">${GLYPH.gold}${s.gold}</span>` : (s.has_gold ? `<span class="gold" title="${esc(t("hasGold"))}">${GLYPH.gold}</span>` : "");
-    const you = s.seat === me && String(s.name || "").toLowerCase() !== String(t("you")).toLowerCase() ? ` (${esc(t("you"))})` : "";
+    const you = s.seat === me && !isYouWord(s.name) ? ` (${esc(t("you"))})` : "";
     return `<div class="seat${turn ? " turn" : ""}${s.seat === me ? " me" : ""}" data-seat="${s.seat}">
-      <div class="name">${s.computer ? `<span title="${esc(t("computer"))}">${GLYPH.robot}</span> ` : ""}${esc(s.name || `#${s.seat + 1}`)}${you}</div>
+      <div class="name">${s.computer ? `<span title="${esc(t("computer"))}">${GLYPH.robot}</span> ` : ""}${esc(displayName(s))}${you}</div>
       <div class="meta"><span class="hs" title="${esc(t("cards", { n: s.hand_size }))}">${GLYPH.cards}${s.hand_size ?? 0}</span>${gold}<span class="icons">${icons}</span>${s.online === false && !s.computer ? `<span class="off">${esc(t("offline"))}</span>` : ""}</div>
       ${role}${turn && v.turn_deadline ? `<span class="clock" data-deadline="${esc(v.turn_deadline)}" data-total="${(v.settings && v.settings.turn_time) || 0}"><svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><circle cx="10" cy="10" r="8" fill="none" stroke="var(--bg)" stroke-width="3"/><circle class="ring" cx="10" cy="10" r="8" fill="none" stroke="var(--turn)" stroke-width="3" stroke-dasharray="50.3" transform="rotate(-90 10 10)"/></svg><b></b></span>` : ""}</div>`;
   }).join("");

@@ -506,6 +506,12 @@ async def play_round(page: Page, errors: list[str], service: GameService) -> dic
     return made
 
 
+async def seat_names(page: Page) -> list[str]:
+    """The players strip's names, without the computer glyph."""
+    names = await page.locator("#players .seat .name").all_inner_texts()
+    return [n.strip() for n in names]
+
+
 async def test_local_mode_plays_a_round(
     browser: Browser,
     aiohttp_server: Any,
@@ -532,6 +538,8 @@ async def test_local_mode_plays_a_round(
         await wait_view(page, "true")
         assert "code=" not in page.url  # the one-time code leaves the address bar
         assert await page.evaluate("document.documentElement.lang") == "zh-Hans"
+        # the server names the seats "You" and "Computer n"; the reader sees them in theirs
+        assert await seat_names(page) == ["你", "电脑 1", "电脑 2", "电脑 3", "电脑 4"]
         await screenshot(page, "local-zh-start")
         made = await play_round(page, errors, memory_service)
         assert made.get("place_path", 0) + made.get("discard", 0) > 0, made
@@ -539,6 +547,7 @@ async def test_local_mode_plays_a_round(
         await page.wait_for_selector("#result-title")
         assert all(s["role"] for s in view["seats"])  # roles revealed at round end
         assert await page.locator("[data-seat-result]").count() == 5
+        assert "电脑 1" in await page.inner_text("#sheet")
         await screenshot(page, "local-zh-round-end")
         await page.click("#sheet [data-replay]")
         await page.wait_for_function(
@@ -573,6 +582,7 @@ async def test_screens_outside_telegram(
         await page.goto(url)
         await wait_view(page, "true")
         assert await page.evaluate("document.documentElement.dataset.scheme") == scheme
+        assert (await seat_names(page))[:2] == ["You", "Computer 1"]
         await page.click("#btn-secrets")
         await page.wait_for_selector("#my-role")
         await screenshot(page, f"local-{scheme}-secrets")
@@ -581,6 +591,7 @@ async def test_screens_outside_telegram(
         await page.click("#zoom-in")
         await page.select_option("#lang", "zh-hant")
         assert await page.evaluate("document.documentElement.lang") == "zh-Hant"
+        assert (await seat_names(page))[:2] == ["你", "電腦 1"]
         await screenshot(page, f"local-{scheme}-zh-hant")
     finally:
         await context.close()

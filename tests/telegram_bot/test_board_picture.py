@@ -272,3 +272,20 @@ def test_without_any_cjk_font_it_warns_and_still_renders(
     finally:
         fonts.find_font.cache_clear()
         fonts.load_font.cache_clear()
+
+
+def test_computer_seats_and_the_header_follow_the_labels() -> None:
+    """The notifier passes the group's words (texts.picture_labels): a computer seat is
+    drawn as the label's "Computer n", a human's name as written."""
+    view = spectator_view(4)
+    view["seats"][3].update(name="Computer 1", computer=True, computer_no=1)
+    plain = copy.deepcopy(view)
+    del plain["seats"][3]["computer_no"]
+    english = render_board(view)[0]
+    assert english == render_board(plain)[0]   # the English label is the stored name
+    hant = {"computer": "電腦 {n}", "round": "第 {round}/{rounds} 輪", "deck": "牌堆 {deck}"}
+    assert _differs(english, render_board(view, labels=hant)[0]) > 30
+    human = copy.deepcopy(view)
+    human["seats"][3]["name"] = "電腦 1"      # what the label draws, as a human's name
+    del human["seats"][3]["computer_no"]
+    assert render_board(human, labels=hant) == render_board(view, labels=hant)

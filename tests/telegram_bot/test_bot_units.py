@@ -135,3 +135,38 @@ def test_a_member_menu_preference_is_the_users_own() -> None:
     """delete_user_data removes it with the user's other preferences."""
     assert pref_owner(member_menu_key(-1001234567890, 7)) == 7
     assert pref_owner(member_menu_key(-5, 123456789012)) == 123456789012
+
+
+def test_computer_seats_are_named_in_the_readers_language() -> None:
+    """A computer seat's stored name is English; every text names it in the chat's
+    language (the view's ``computer_no``), and a human's seat the computer plays keeps
+    the human's name."""
+    seats = [{"seat": 0, "name": "Ann", "hand_size": 5},
+             {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1,
+              "hand_size": 5},
+             {"seat": 2, "name": "Bo", "computer": True, "away": True, "hand_size": 5}]
+    view = {"status": "playing", "round": 1, "rounds": 3, "current_seat": 1, "edition": "classic",
+            "seats": seats, "you": {"seat": None},
+            "log": [{"code": "tool_broken", "seat": 1, "target_seat": 2, "tool": "pickaxe"}]}
+    for language, computer in (("en", "Computer 1"), ("zh_Hans", "电脑 1"),
+                               ("zh_Hant", "電腦 1")):
+        t = Translator(language)
+        assert texts.seat_name(t, view, 1) == computer
+        assert texts.seat_name(t, view, 2) == "Bo"
+        for text in (texts.lobby_text(t, {**view, "status": "lobby"}),
+                     texts.board_caption(t, view), texts.final_text(t, view)):
+            assert computer in text and "Bo" in text
+            assert language == "en" or "Computer" not in text
+
+
+def test_the_group_picture_speaks_the_groups_language() -> None:
+    t = Translator("zh_Hant")
+    labels = texts.picture_labels(t)
+    assert labels["round"].format(round=2, rounds=3) == "第 2/3 輪"
+    assert labels["deck"].format(deck=30) == "牌堆 30"
+    assert labels["computer"].format(n=4) == "電腦 4"
+    assert labels["finished"] == "遊戲結束"
+    from telegram_bot.board_picture import LABELS_EN
+    assert set(labels) == set(LABELS_EN) - {"playing"}
+    english = texts.picture_labels(Translator("en"))
+    assert {k: v for k, v in LABELS_EN.items() if k != "playing"} == english

@@ -79,6 +79,16 @@ def test_meta_round_trip_ignores_unknown_fields() -> None:
     assert Meta.from_json(json.dumps(data)) == meta
 
 
+def test_only_a_computer_seat_with_the_computer_name_has_a_number() -> None:
+    from core.service.meta import COMPUTER_NAME, Seat
+
+    assert Seat(None, COMPUTER_NAME.format(n=3), computer=True).computer_no == 3
+    assert Seat(7, "Computer 3").computer_no is None  # a human who calls themself that
+    assert Seat(7, "Ann", computer=False, auto=True).computer_no is None  # taken over
+    for odd in ("Computer", "Computer 0", "Computer 01", "Computer 3 ", "电脑 3"):
+        assert Seat(None, odd, computer=True).computer_no is None
+
+
 def test_meta_is_stored_packed_and_reads_back() -> None:
     import hashlib
 

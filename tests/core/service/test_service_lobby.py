@@ -107,6 +107,9 @@ async def test_configure_and_computers(service: GameService) -> None:
     view = await service.add_computer(game_id, 1, "hard")
     view = await service.add_computer(game_id, 1)
     assert [s["computer"] for s in view["seats"]] == [False, True, True]
+    # readers name computer seats in their own language: the view says which one it is
+    assert [s["name"] for s in view["seats"]] == ["Ann", "Computer 1", "Computer 2"]
+    assert [s.get("computer_no") for s in view["seats"]] == [None, 1, 2]
     view = await service.remove_computer(game_id, 1)
     assert len(view["seats"]) == 2
     await service.add_computer(game_id, 1)

@@ -84,6 +84,7 @@ async def test_timeouts_then_takeover_then_take_back(service: GameService, clock
     view = await service.view(game_id, user)
     assert view["legal_moves"] == [{"type": "take_seat_back"}]
     assert view["seats"][first]["computer"] and view["seats"][first]["away"]
+    assert "computer_no" not in view["seats"][first]  # a human's seat keeps their name
     log = await service.move_log(game_id)
     assert sum(1 for e in log if e.get("timeout")) == 6
     # the computer plays the seats now, one think delay each (0 s here)
