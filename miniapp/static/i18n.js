@@ -143,7 +143,7 @@ const HANT = {
   illegal: "不允許：{why}", error: "出錯了", language: "語言",
   toolPick: "修理哪個？", pickaxe: "鎬", lantern: "燈", cart: "礦車",
   brokenIn: "{tool}已損壞", trapped: "被困", theft: "偷竊", hasGold: "有金子",
-  goldRoute: "挖到金子", goldKind: "★ 金矿", stoneKind: "石头", timedOut: "（超时）", openInTelegram: "请从 Telegram 打开（群组或聊天中的游戏按钮）。", cancelled: "这局游戏已取消。", waitingPlayers: "已入座 {n}/{max}", creatorStarts: "由创建者开始游戏", deckEmpty: "牌堆已空",
+  goldRoute: "挖到金子", goldKind: "★ 金礦", stoneKind: "石頭", timedOut: "（超時）", openInTelegram: "請從 Telegram 開啟（群組或聊天中的遊戲按鈕）。", cancelled: "這局遊戲已取消。", waitingPlayers: "已入座 {n}/{max}", creatorStarts: "由建立者開始遊戲", deckEmpty: "牌堆已空",
   win: { diggers: "淘金者", saboteurs: "破壞者", selfish_dwarf: "自私矮人", blue: "藍隊淘金者",
          green: "綠隊淘金者", "blue+green": "藍隊和綠隊" },
   roles: { GOLD_DIGGER: "淘金者", SABOTEUR: "破壞者", GOLD_DIGGER_BLUE: "藍隊淘金者",

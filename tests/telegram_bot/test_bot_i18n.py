@@ -7,6 +7,7 @@ import re
 import string
 from pathlib import Path
 
+import opencc
 import pytest
 from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po
@@ -101,6 +102,22 @@ def test_chinese_is_really_chinese() -> None:
     assert en.ngettext("{who} passed (discarded {n} card).",
                        "{who} passed (discarded {n} cards).", 1, who="Al") == \
         "Al passed (discarded 1 card)."
+
+
+@pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.CODES_DOMAIN])
+@pytest.mark.parametrize(("language", "config"), [("zh_Hans", "t2s"), ("zh_Hant", "s2tw")])
+def test_each_chinese_catalogue_is_in_its_own_script(language: str, config: str,
+                                                      domain: str) -> None:
+    """No Simplified character in the Traditional catalogue and no Traditional one in the
+    Simplified: converting a translation into its own script (OpenCC) changes nothing."""
+    convert = opencc.OpenCC(config).convert
+    checked = 0
+    for entry in _catalog(language, domain):
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        for text in filter(None, strings) if entry.id else ():
+            assert convert(text) == text, (language, entry.id, text, convert(text))
+            checked += 1
+    assert checked > 40
 
 
 @pytest.mark.parametrize(("code", "expected"), [
