@@ -2,7 +2,7 @@
 const EN = {
   title: "Saboteur", loading: "Loading…", round: "Round {round}/{rounds}", deck: "Deck {n}",
   discardPile: "Discards {n}", yourTurn: "Your turn", turnOf: "{name}'s turn", waiting: "Waiting",
-  you: "you", computer: "computer", computerN: "Computer {n}", offline: "offline", cards: "{n} cards",
+  you: "you", computer: "computer", computerN: "Computer {n}", fitView: "Show the whole maze", zoomIn: "Zoom in", zoomOut: "Zoom out", maze: "Maze", hand: "Your hand", offline: "offline", cards: "{n} cards",
   place: "Place card", play: "Play", confirm: "Confirm", cancel: "Cancel", rotate: "Turn 180°",
   discard: "Discard", discardN: "Discard {n}", removeWith2: "Discard 2: remove {what}",
   pickCell: "Tap a glowing cell", pickAgain: "Tap the card again to turn it, then confirm",
@@ -62,7 +62,7 @@ const EN = {
 const HANS = {
   title: "矮人淘金", loading: "加载中…", round: "第 {round}/{rounds} 轮", deck: "牌堆 {n}",
   discardPile: "弃牌 {n}", yourTurn: "轮到你了", turnOf: "轮到 {name}", waiting: "等待中",
-  you: "你", computer: "电脑", computerN: "电脑 {n}", offline: "离线", cards: "{n} 张",
+  you: "你", computer: "电脑", computerN: "电脑 {n}", fitView: "显示整个迷宫", zoomIn: "放大", zoomOut: "缩小", maze: "迷宫", hand: "你的手牌", offline: "离线", cards: "{n} 张",
   place: "放置", play: "出牌", confirm: "确定", cancel: "取消", rotate: "旋转 180°",
   discard: "弃牌", discardN: "弃 {n} 张", removeWith2: "弃 2 张：移除{what}",
   pickCell: "点击发光的格子", pickAgain: "再点一次卡牌可旋转，然后确定",
@@ -122,7 +122,7 @@ const HANS = {
 const HANT = {
   title: "矮人淘金", loading: "載入中…", round: "第 {round}/{rounds} 輪", deck: "牌堆 {n}",
   discardPile: "棄牌 {n}", yourTurn: "輪到你了", turnOf: "輪到 {name}", waiting: "等待中",
-  you: "你", computer: "電腦", computerN: "電腦 {n}", offline: "離線", cards: "{n} 張",
+  you: "你", computer: "電腦", computerN: "電腦 {n}", fitView: "顯示整個迷宮", zoomIn: "放大", zoomOut: "縮小", maze: "迷宮", hand: "你的手牌", offline: "離線", cards: "{n} 張",
   place: "放置", play: "出牌", confirm: "確定", cancel: "取消", rotate: "旋轉 180°",
   discard: "棄牌", discardN: "棄 {n} 張", removeWith2: "棄 2 張：移除{what}",
   pickCell: "點擊發光的格子", pickAgain: "再點一次卡牌可旋轉，然後確定",

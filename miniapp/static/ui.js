@@ -46,6 +46,13 @@ export function renderStatic() {
   $("#btn-fit").innerHTML = GLYPH.fit;
   $("#zoom-in").onclick = () => app.zoom(0.8);
   $("#zoom-out").onclick = () => app.zoom(1.25);
+  // what a screen reader says and a long press shows, in the reader's language
+  for (const [sel, key] of [["#btn-log", "log"], ["#btn-fit", "fitView"], ["#zoom-in", "zoomIn"],
+    ["#zoom-out", "zoomOut"], ["#lang", "language"], ["#players", "players"], ["#board", "maze"],
+    ["#hand", "hand"]]) {
+    $(sel).setAttribute("aria-label", t(key));
+    if ($(sel).tagName === "BUTTON") $(sel).title = t(key);
+  }
 }
 
 let toastTimer = null;

@@ -592,6 +592,9 @@ async def test_screens_outside_telegram(
         await page.select_option("#lang", "zh-hant")
         assert await page.evaluate("document.documentElement.lang") == "zh-Hant"
         assert (await seat_names(page))[:2] == ["你", "電腦 1"]
+        # the chrome's labels (screen readers, long press) follow the language too
+        assert await page.get_attribute("#zoom-in", "aria-label") == "放大"
+        assert await page.get_attribute("#board", "aria-label") == "迷宮"
         await screenshot(page, f"local-{scheme}-zh-hant")
     finally:
         await context.close()
