@@ -164,8 +164,13 @@ export function maxDiscard() {
 
 export function toggleDiscard() {
   const on = !S.discard;
+  const held = S.sel;
   resetChoice();
   S.discard = on;
+  // "pick a card, then Discard": the card in hand is the one to throw away
+  if (on && held && legal().some((m) => m.type === "discard" && m.cards.includes(held))) {
+    S.picked = [held];
+  }
   render();
 }
 

@@ -237,7 +237,8 @@ function renderBar(v) {
     const take = legal.find((m) => m.type === "take_seat_back");
     if (take) items.push(button(t("takeBack"), () => app.send(take), "primary", 'data-act="take-back"'));
     if (st.discard) {
-      prompt = t("pickDiscard", { max: app.maxDiscard() });
+      const most = app.maxDiscard();
+      prompt = most > 1 ? t("pickDiscard", { max: most }) : t("pickDiscard1");
       const picked = [...st.picked].sort();
       if (picked.length === 2) {
         for (const m of legal.filter((mm) => mm.type === "discard_to_remove" && JSON.stringify([...mm.cards].sort()) === JSON.stringify(picked))) {

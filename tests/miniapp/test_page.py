@@ -600,6 +600,36 @@ async def test_screens_outside_telegram(
         await context.close()
 
 
+async def test_the_selected_card_is_the_one_discarded(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+) -> None:
+    """Tap a card, then Discard: that card is picked already, one tap on the confirm
+    button throws it away (classic: exactly one card, so no "1-1 cards" prompt)."""
+    settings = Settings(telegram_bot_token=None, session_secret="s")
+    app = create_app(memory_service, settings)
+    server: TestServer = await aiohttp_server(app)
+    url = await start_local_table(memory_service, settings, app, port=server.port)
+    context = await browser.new_context(viewport=PHONE, locale="zh-TW")
+    try:
+        page = await context.new_page()
+        await page.goto(url)
+        view = await wait_view(page, "v.legal_moves.some((m) => m.type === 'discard')")
+        card = view["you"]["hand"][1]["id"]
+        await page.click(f'.hcard[data-id="{card}"]')
+        await page.click('#buttons [data-act="discard"]')
+        assert await page.inner_text("#prompt") == "點選要棄掉的牌"
+        assert await page.get_attribute(f'.hcard[data-id="{card}"]', "aria-pressed") == "true"
+        assert await page.inner_text("#confirm") == "棄 1 張"
+        await page.click("#confirm")
+        after = await wait_view(page, f"v.version > {view['version']}")
+        assert card not in [c["id"] for c in after["you"]["hand"]]
+        assert any(e.get("code") == "passed" for e in after["log"])
+    finally:
+        await context.close()
+
+
 async def test_telegram_lobby_join_start_and_countdown(
     browser: Browser,
     aiohttp_server: Any,
