@@ -16,7 +16,7 @@ from telegram.ext import ContextTypes
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps, deps_of, topic_of
-from telegram_bot.i18n import LANGUAGES, Translator, normalize_language
+from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator, normalize_language
 from telegram_bot.menus import set_chat_menu, set_member_menu
 from telegram_bot.panels import send_panel
 from telegram_bot.port import BotError, ChatKey, UserRef
@@ -79,7 +79,9 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         view = await deps.port.create_lobby(chat_key(update), user_ref(update),
                                             edition=edition,
-                                            settings={"countdown": deps.autostart_s})
+                                            # the group's language, else its opener's
+                                            settings={"countdown": deps.autostart_s,
+                                                      "language": SERVICE_LANG[t.language]})
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return

@@ -75,9 +75,14 @@ class BotDeps:
         return Translator(await self.chat_language(chat_id, view))
 
     async def tr_update(self, update: Update) -> Translator:
+        """The words of a reply: the group's language when someone chose it (/lang), else
+        the language of whoever asked, who reads the reply first (as the command menu
+        shows each reader their own language in such a group)."""
         chat = update.effective_chat
         if chat is not None and chat.type != "private":
-            return await self.tr_chat(chat.id)
+            pref = await self.runtime.get_pref(f"c:{chat.id}")
+            if pref:
+                return Translator(normalize_language(pref))
         return await self.tr_user(update.effective_user)
 
 

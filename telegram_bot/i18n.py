@@ -25,6 +25,8 @@ LANGUAGE_NAMES = {"en": "English", "zh_Hans": "简体中文", "zh_Hant": "繁體
 DOMAIN = "messages"
 CODES_DOMAIN = "codes"
 
+# our catalogue names -> the game service's language setting (API.md "settings")
+SERVICE_LANG = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
 _HANS = {"zh", "zh-hans", "zh-cn", "zh-sg", "zh-my"}
 _HANT = {"zh-hant", "zh-tw", "zh-hk", "zh-mo"}
 

@@ -15,11 +15,10 @@ from telegram.ext import ContextTypes
 from telegram_bot.callbacks import Callback
 from telegram_bot.commands import cancel_game, is_admin
 from telegram_bot.deps import BotDeps, deps_of
-from telegram_bot.i18n import LANGUAGES, Translator
+from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator
 from telegram_bot.keyboards import OPTIONS, turn_time_next
 from telegram_bot.port import BotError
 
-SERVICE_LANG = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
 EXTEND_S = 60
 
 

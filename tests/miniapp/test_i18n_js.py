@@ -47,3 +47,29 @@ def test_each_chinese_dictionary_is_in_its_own_script(name: str, config: str) ->
     assert len(texts) > 100
     for text in texts:
         assert convert(text) == text, (name, text, convert(text))
+
+
+def _entries(name: str, group: str) -> dict[str, str]:
+    """``group: { KEY: "text", ... }`` inside dictionary ``name``."""
+    found = re.search(rf"\b{group}: \{{(.*?)\}}", _block(name), re.S)
+    assert found is not None, (name, group)
+    return dict(re.findall(r'("[^"]+"|\w+): "([^"]*)"', found.group(1)))
+
+
+@pytest.mark.parametrize(("name", "language"), [("HANS", "zh_Hans"), ("HANT", "zh_Hant")])
+def test_the_page_and_the_bot_use_the_same_chinese_words(name: str, language: str) -> None:
+    """A player reads both (the group, their private chat, the Mini App): the game's
+    name, the roles, the winning sides and the tools are the same words everywhere."""
+    from telegram_bot.i18n import Translator
+
+    t = Translator(language)
+    assert _strings(name)[0] == t.gettext("Saboteur")  # the dictionary's first text: title
+    roles = _entries(name, "roles")
+    assert len(roles) == 8 and len(_entries(name, "win")) == 6
+    for role, text in roles.items():
+        assert text == t.role(role), role
+    for side, text in _entries(name, "win").items():
+        assert text == t.pgettext("side", side.strip('"')), side
+    for tool in ("pickaxe", "lantern", "cart"):
+        text = re.search(rf'\b{tool}: "([^"]*)"', _block(name))
+        assert text is not None and text.group(1) == t.tool(tool), tool

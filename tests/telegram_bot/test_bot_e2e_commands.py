@@ -9,7 +9,14 @@ from typing import Any
 
 from core.service.models import ServiceConfig
 from telegram_bot.app import BotOptions
-from tests.telegram_bot.bot_driver import assert_no_leaks, join, open_lobby, play_game, wait_async
+from tests.telegram_bot.bot_driver import (
+    assert_no_leaks,
+    is_lobby,
+    join,
+    open_lobby,
+    play_game,
+    wait_async,
+)
 from tests.telegram_bot.conftest import BotEnv, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
 
@@ -102,6 +109,40 @@ async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEn
     assert len(member_calls) == 4  # set once for each, removed once for each
     assert all(c.ok for c in api.calls if "MyCommands" in c.method)
 
+async def test_a_group_nobody_chose_a_language_for_follows_who_speaks(fast_env: BotEnv) -> None:
+    """Before anyone runs /lang in a group, a command's reply is in the asker's language
+    and a game speaks its opener's; once /lang chooses, the group's language is everyone's."""
+    env, api = fast_env, fast_env.api
+    group = api.group(-3101, "Mixed", admins=[1])
+    mei = api.user(1, "Mei", language_code="zh-TW")
+    wen = api.user(2, "Wen", language_code="en")
+    for u in (mei, wen):
+        u.press_start()
+    wen.say(group.id, "/help")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "open a game" in m.get(
+        "text", "")))
+    mei.say(group.id, "/help")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "在本群組開一局遊戲" in
+                                                    m.get("text", "")))
+    game_id = await open_lobby(env, group, mei)
+    lobby = await api.wait_for(lambda: api.last_bot_message(group.id, is_lobby))
+    assert "矮人礦坑" in lobby["text"] and "加入" in buttons(lobby)[0]["text"]
+    assert (await env.service.view(game_id, None))["settings"]["language"] == "zh-hant"
+    await join(env, game_id, group, wen)   # a joiner does not change the game's language
+    joined = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: is_lobby(m)
+                                                             and "Wen" in m.get("text", "")))
+    assert "矮人礦坑" in joined["text"]
+    mei.say(group.id, "/lang")           # the admin chooses English for the group
+    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "English" in str(
+        m.get("reply_markup"))))
+    mei.press(menu, "English")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Language" in m.get(
+        "text", "")))
+    mei.say(group.id, "/rules")
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get(
+        "text", "")))
+
+
 async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     env, api = fast_env, fast_env.api
     group = api.group(-3001, "Commands", admins=[1])
@@ -134,7 +175,7 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
 
     game_id = await open_lobby(env, group, alice)
     lobby = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
-        m.get("reply_markup")) and "矮人掘金" in m.get("text", "")))
+        m.get("reply_markup")) and "矮人矿坑" in m.get("text", "")))
     assert "加入" in buttons(lobby)[0]["text"]  # the group's language
     for u in (bob, chen):
         await join(env, game_id, group, u)
