@@ -7,6 +7,7 @@ per-process ``user_data``/``chat_data`` or JobQueue), so any worker can answer a
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -73,6 +74,15 @@ class BotDeps:
 
     async def tr_chat(self, chat_id: int, view: dict[str, Any] | None = None) -> Translator:
         return Translator(await self.chat_language(chat_id, view))
+
+    async def tr_game(self, chat_id: int, game_id: str,
+                      view: dict[str, Any] | None = None) -> Translator:
+        """The words of a game's group message: the group's language, else the game's
+        (its opener's; ``view`` saves reading it again)."""
+        if view is None and not await self.runtime.get_pref(f"c:{chat_id}"):
+            with contextlib.suppress(Exception):  # gone or unreadable: the default
+                view = await self.port.view(game_id, None)
+        return await self.tr_chat(chat_id, view)
 
     async def tr_update(self, update: Update) -> Translator:
         """The words of a reply: the group's language when someone chose it (/lang), else

@@ -154,12 +154,12 @@ class Notifier:
                 if not s.auto:
                     await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
                                      name=s.name)
-            await self._send_group(game_id, lambda t: texts.round_result_text(t, sv))
+            await self._send_group(game_id, lambda t: texts.round_result_text(t, sv), sv)
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
             # the last round's reveal and the final scores in one group message
             await self._send_group(game_id, lambda t: "\n\n".join(filter(None, [
                 texts.round_result_text(t, sv) if sv.get("round_result") else "",
-                texts.final_text(t, sv)])))
+                texts.final_text(t, sv)])), sv)
             for s in humans:
                 t = await self._tr(s)
                 await send_private(self.bot, self.deps, int(s.user_id or 0),
@@ -242,11 +242,11 @@ class Notifier:
             "Hurry: {s} s left for your move.", s=left))
 
     # ------------------------------------------------------------------ group output
-    async def _send_group(self, game_id: str, render: Any) -> None:
+    async def _send_group(self, game_id: str, render: Any, view: dict | None = None) -> None:
         chat = await self.deps.port.chat_of(game_id)
         if chat is None:
             return
-        t = await self.deps.tr_chat(chat.chat_id)
+        t = await self.deps.tr_game(chat.chat_id, game_id, view)
         await self.deps.runtime.acquire(chat.chat_id)
         try:
             await self.bot.send_message(chat.chat_id, render(t), parse_mode=ParseMode.HTML,
@@ -413,7 +413,7 @@ class Notifier:
         if not await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
             return
         self._lobby_msgs.pop(game_id, None)
-        t = await self.deps.tr_chat(chat_id)
+        t = await self.deps.tr_game(chat_id, game_id)
         await self.deps.runtime.acquire(chat_id)
         with contextlib.suppress(TelegramError):
             await self.bot.edit_message_text(texts.lobby_closed_text(t, started), chat_id,

@@ -47,7 +47,7 @@ async def notify_unreachable(bot: Bot, deps: BotDeps, game_id: str, user_id: int
     chat = await deps.port.chat_of(game_id)
     if chat is None:
         return
-    t = await deps.tr_chat(chat.chat_id)
+    t = await deps.tr_game(chat.chat_id, game_id)
     mention = f'<a href="tg://user?id={user_id}">{texts.esc(name or user_id)}</a>'
     text = "⚠ " + t.gettext("{name}, I cannot write to you: press “Open my private chat” "
                             "and then Start, so that I can send you your role and cards. "

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from typing import Any
+
+import opencc
 
 from core.store import RedisStore
 from telegram_bot.i18n import Translator
@@ -127,3 +130,45 @@ async def test_classic_game_on_redis(fake_api: FakeBotAPI, redis_url: str, redis
         await _full_game(env, "classic", humans=3, computers=0, seed=4)
     assert await redis_client.keys(redis_prefix + "*once:tg:*")
     assert await redis_client.keys(redis_prefix + "tb:*")
+
+
+def _latin_words(text: str) -> list[str]:
+    """Words of three or more Latin letters, outside HTML tags, links, /commands and
+    @usernames (which are the same in every language)."""
+    return re.findall(r"[A-Za-z]{3,}", re.sub(r"<[^>]+>|https?://\S+|[/@]\w+", " ", text))
+
+
+async def test_a_chinese_table_reads_no_english(bot_env: BotEnv) -> None:
+    """A whole Saboteur 2 game with two computers, opened by a Simplified reader in a group
+    nobody chose a language for, with a Traditional reader: every text and button the bot
+    sends to the group and to each player is in their script, computers included."""
+    env, api = bot_env, bot_env.api
+    group = api.group(-1002, "矿坑", admins=[1])
+    ming = api.user(1, "阿明", language_code="zh-CN")
+    hua = api.user(2, "小華", language_code="zh-TW")
+    for p in (ming, hua):
+        p.press_start()
+    game_id = await open_lobby(env, group, ming, command="/new 2")
+    await join(env, game_id, group, hua)
+    await env.service.configure(game_id, ming.id, rounds=1)
+    for _ in range(2):
+        await env.service.add_computer(game_id, ming.id)
+    lobby = await api.wait_for(lambda: api.last_bot_message(
+        group.id, lambda m: "电脑 2" in m.get("text", "")))
+    ming.press(lobby, "开始")
+    await wait_async(lambda: _status(env, game_id, "lobby", negate=True))
+    await play_game(env, game_id, {p.id: p for p in (ming, hua)}, random.Random(5))
+    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
+        "text", "")), timeout=30)
+    checked = 0
+    for chat, config in ((group.id, "t2s"), (ming.id, "t2s"), (hua.id, "s2tw")):
+        own_script = opencc.OpenCC(config).convert
+        for m in api.bot_messages(chat):
+            pieces = [m.get("text") or m.get("caption") or ""]
+            pieces += [str(b.get("text", "")) for b in buttons(m)]
+            for piece in filter(None, pieces):
+                assert not _latin_words(piece), (chat, piece)
+                words = piece.replace("阿明", "").replace("小華", "").replace("矿坑", "")
+                assert own_script(words) == words, (chat, piece)
+                checked += 1
+    assert checked > 30
