@@ -225,6 +225,16 @@ export function pending() {
   return null;
 }
 
+// What went wrong, in the reader's language: the server's message is English, its codes
+// are the same in every language.
+export function errorText(e) {
+  for (const code of [e.reason, e.code]) {
+    const text = code ? t(`reasons.${code}`) : null;
+    if (text) return text.charAt(0).toUpperCase() + text.slice(1);
+  }
+  return language() === "en" && e.message ? e.message : t("error");
+}
+
 export async function send(mv) {
   if (!mv || S.busy || !S.view) return;
   S.busy = true;
@@ -244,7 +254,7 @@ export async function send(mv) {
     } else if (e.status === 422) {
       ui.toast(t("illegal", { why: t(`reasons.${e.reason}`) || e.reason }));
     } else {
-      ui.toast(e.message || t("error"));
+      ui.toast(errorText(e));
     }
   } finally {
     S.busy = false;
@@ -257,7 +267,7 @@ export async function lobbyAction(action) {
     setView(await api.lobby(S.gameId, action));
   } catch (e) {
     tg.haptic.error();
-    ui.toast(e.message || t("error"));
+    ui.toast(errorText(e));
   }
 }
 
@@ -267,7 +277,7 @@ export async function newGame(edition, seats) {
     ui.closeOverlay();
     await openGame(made.game_id);
   } catch (e) {
-    ui.toast(e.message || t("error"));
+    ui.toast(errorText(e));
   }
 }
 
@@ -296,7 +306,7 @@ function lobbyTable(view) {
 export const fit = () => board.fit();
 export const zoom = (f) => board.zoom(f);
 
-window.__sabApi = { send, refetch };
+window.__sabApi = { send, refetch, lobbyAction };
 // back from the background (phone locked, app switched): the socket may have missed things
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refetch(); }); // the page's own calls, for tests and the console
 

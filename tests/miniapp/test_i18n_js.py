@@ -73,3 +73,18 @@ def test_the_page_and_the_bot_use_the_same_chinese_words(name: str, language: st
     for tool in ("pickaxe", "lantern", "cart"):
         text = re.search(rf'\b{tool}: "([^"]*)"', _block(name))
         assert text is not None and text.group(1) == t.tool(tool), tool
+
+
+@pytest.mark.parametrize("name", ["EN", "HANS", "HANT"])
+def test_every_refusal_has_words(name: str) -> None:
+    """The page says why a move or a lobby action was refused in the reader's language:
+    every engine reason, every service code the API passes on, and its own 429 and 503."""
+    from core.engine import Reason
+    from miniapp.errors import STATUS_CODES
+    from miniapp.service_adapter import STATUS_OF_CODE
+
+    codes = {r.value for r in Reason} | set(STATUS_OF_CODE) | {
+        STATUS_CODES[429], "store_unavailable"}
+    words = _entries(name, "reasons")
+    assert codes <= set(words), sorted(codes - set(words))
+    assert all(words.values())

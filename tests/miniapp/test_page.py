@@ -654,6 +654,10 @@ async def test_telegram_lobby_join_start_and_countdown(
         await wait_view(b, "v.status === 'lobby' && v.you.seat === null")
         assert await b.evaluate("document.documentElement.lang") == "zh-Hant"
         assert await b.locator('#buttons [data-act="start"]').count() == 0
+        # a refusal says why in the reader's language (the server's message is English)
+        await b.evaluate("window.__sabApi.lobbyAction('start')")
+        await b.wait_for_selector("#toast.show")
+        assert await b.inner_text("#toast") == "只有建立者或群組管理員可以這樣做"
         await b.click('#buttons [data-act="join"]')
         await wait_view(b, "v.you.seat !== null")
         await wait_view(a, "v.seats.length === 3")  # live: Ann sees Bob sit down

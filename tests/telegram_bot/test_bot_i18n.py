@@ -22,7 +22,8 @@ SOURCES = sorted(p for p in Path(i18n.__file__).parent.glob("*.py")
 KEYWORDS = {"gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 SERVICE_CODES = ("not_found", "chat_busy", "not_creator", "not_in_lobby", "already_started",
                  "lobby_full", "not_seated", "not_enough_players", "too_many_players",
-                 "invalid_config", "bad_setting", "busy", "stale_version", "bad_move")
+                 "invalid_config", "bad_setting", "busy", "stale_version", "bad_move",
+                 "already_finished")
 ROLES = [getattr(engine_setup, n) for n in ("DIGGER", "SABOTEUR", "SELFISH", "BLUE", "GREEN",
                                             "BOSS", "PROFITEER", "GEOLOGIST")]
 SIDES = ("diggers", "saboteurs", "selfish_dwarf", "blue", "green", "blue+green")
