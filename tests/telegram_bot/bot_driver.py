@@ -51,6 +51,16 @@ async def open_lobby(env: BotEnv, group: FakeChat, creator: FakeUser, *,
     return game_id
 
 
+async def choose_language(api: Any, user: FakeUser, chat_id: int, name: str) -> str:
+    """``/lang`` in a chat, then the button ``name`` ("English", "简体中文", "繁體中文") of
+    the menu the bot answers with; returns the callback query's id."""
+    user.say(chat_id, "/lang")
+    menu = await api.wait_for(lambda: api.last_bot_message(chat_id, lambda m: name in str(
+        m.get("reply_markup"))))
+    qid: str = user.press(menu, name)
+    return qid
+
+
 async def join(env: BotEnv, game_id: str, group: FakeChat, user: FakeUser) -> None:
     api = env.api
     lobby = api.last_bot_message(group.id, is_lobby)

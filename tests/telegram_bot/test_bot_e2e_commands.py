@@ -11,6 +11,7 @@ from core.service.models import ServiceConfig
 from telegram_bot.app import BotOptions
 from tests.telegram_bot.bot_driver import (
     assert_no_leaks,
+    choose_language,
     is_lobby,
     join,
     open_lobby,
@@ -55,19 +56,13 @@ async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> N
     await api.wait_for(lambda: len(api.bot_messages(li.id)) > 0)
     assert api.menu_for(li.id, li.id)[0] == hans and api.menu_for(ann.id, ann.id)[0] == en
     # Wen prefers English after all: their private chat follows the choice
-    wen.say(wen.id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(wen.id, lambda m: "English" in str(
-        m.get("reply_markup"))))
-    wen.press(menu, "English")
+    await choose_language(api, wen, wen.id, "English")
     await api.wait_for(lambda: api.menu_for(wen.id, wen.id)[0] == en)
     wen.press_start()  # a later /start does not undo the choice
     await api.wait_for(lambda: len(api.bot_messages(wen.id)) > 2)
     assert api.menu_for(wen.id, wen.id)[0] == en
     # the group's admin chooses Traditional: everyone there reads the group's language
-    ann.say(group.id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "繁體中文" in str(
-        m.get("reply_markup"))))
-    ann.press(menu, "繁體中文")
+    await choose_language(api, ann, group.id, "繁體中文")
     await api.wait_for(lambda: api.menu_for(group.id, ann.id)[0] == hant)
     assert api.menu_for(group.id, li.id)[0] == hant
     assert api.menu_for(li.id, li.id)[0] == hans  # private chats keep their own
@@ -94,10 +89,7 @@ async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEn
     assert api.menu_for(group.id, ann.id)[0] == en
     assert api.menu_for(wen.id, wen.id)[0] == hans  # the private chat: not until /start there
     # the admin sets the group's language to English: everyone there reads English
-    ann.say(group.id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "English" in str(
-        m.get("reply_markup"))))
-    ann.press(menu, "English")
+    await choose_language(api, ann, group.id, "English")
     await api.wait_for(lambda: api.menu_for(group.id, li.id)[0] == en)
     wen.say(group.id, "/rules")
     await api.wait_for(lambda: api.menu_for(group.id, wen.id)[0] == en)
@@ -108,6 +100,7 @@ async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEn
         c.params)]
     assert len(member_calls) == 4  # set once for each, removed once for each
     assert all(c.ok for c in api.calls if "MyCommands" in c.method)
+
 
 async def test_a_group_nobody_chose_a_language_for_follows_who_speaks(fast_env: BotEnv) -> None:
     """Before anyone runs /lang in a group, a command's reply is in the asker's language
@@ -132,10 +125,7 @@ async def test_a_group_nobody_chose_a_language_for_follows_who_speaks(fast_env: 
     joined = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: is_lobby(m)
                                                              and "Wen" in m.get("text", "")))
     assert "矮人礦坑" in joined["text"]
-    mei.say(group.id, "/lang")           # the admin chooses English for the group
-    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "English" in str(
-        m.get("reply_markup"))))
-    mei.press(menu, "English")
+    await choose_language(api, mei, group.id, "English")  # the admin chooses for the group
     await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Language" in m.get(
         "text", "")))
     mei.say(group.id, "/rules")
@@ -157,20 +147,14 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
         "text", "")))
 
     # /lang in private: the user's own language from now on
-    bob.say(bob.id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "繁體中文" in str(
-        m.get("reply_markup"))))
-    bob.press(menu, "繁體中文")
+    await choose_language(api, bob, bob.id, "繁體中文")
     await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "語言" in m.get(
         "text", "")))
     # /lang in the group: admins only
     bob.say(group.id, "/lang")
     await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "admin" in m.get(
         "text", "")))
-    alice.say(group.id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "简体中文" in str(
-        m.get("reply_markup"))))
-    qid = alice.press(menu, "简体中文")
+    qid = await choose_language(api, alice, group.id, "简体中文")
     await api.wait_for(lambda: api.callback_queries[qid]["answered"])
 
     game_id = await open_lobby(env, group, alice)

@@ -20,7 +20,7 @@ from core.service.models import ServiceConfig
 from core.service.service import GameService
 from core.store import RedisStore
 from telegram_bot.app import BotOptions, attach_bot, build_application
-from tests.telegram_bot.bot_driver import join, open_lobby, wait_async
+from tests.telegram_bot.bot_driver import choose_language, join, open_lobby, wait_async
 from tests.telegram_bot.conftest import BotEnv, make_settings, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI
 
@@ -80,14 +80,9 @@ async def test_language_preferences_are_shared_by_workers(
     async with worker(api, redis_url, redis_prefix) as one, \
             worker(api, redis_url, redis_prefix) as two:
         bob.press_start()
-        bob.say(bob.id, "/lang")
-        menu = await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "English" in str(
-            m.get("reply_markup"))))
-        bob.press(menu, "English")  # overrides his client's language (zh-hk)
-        alice.say(group.id, "/lang")
-        menu = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "简体中文" in
-                                                               str(m.get("reply_markup"))))
-        alice.press(menu, "简体中文")
+        # his choice overrides his client's language (zh-hk)
+        await choose_language(api, bob, bob.id, "English")
+        await choose_language(api, alice, group.id, "简体中文")
 
         async def both_see_them() -> bool:
             langs = [(await env.deps.user_language_by_id(bob.id),
