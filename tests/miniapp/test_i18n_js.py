@@ -50,10 +50,20 @@ def test_each_chinese_dictionary_is_in_its_own_script(name: str, config: str) ->
 
 
 def _entries(name: str, group: str) -> dict[str, str]:
-    """``group: { KEY: "text", ... }`` inside dictionary ``name``."""
-    found = re.search(rf"\b{group}: \{{(.*?)\}}", _block(name), re.S)
+    """``group: { KEY: "text", ... }`` inside dictionary ``name`` (braces inside the texts,
+    such as ``{who}``, do not end it)."""
+    code = _block(name)
+    found = re.search(rf"\b{group}: \{{", code)
     assert found is not None, (name, group)
-    return dict(re.findall(r'("[^"]+"|\w+): "([^"]*)"', found.group(1)))
+    depth, i, end = 1, found.end(), len(code)
+    while depth and i < end:
+        if code[i] == '"':
+            i = code.index('"', i + 1)
+        elif code[i] in "{}":
+            depth += 1 if code[i] == "{" else -1
+        i += 1
+    body = code[found.end():i - 1]
+    return {k.strip('"'): v for k, v in re.findall(r'("[^"]+"|\w+): "([^"]*)"', body)}
 
 
 @pytest.mark.parametrize(("name", "language"), [("HANS", "zh_Hans"), ("HANT", "zh_Hant")])
@@ -69,7 +79,7 @@ def test_the_page_and_the_bot_use_the_same_chinese_words(name: str, language: st
     for role, text in roles.items():
         assert text == t.role(role), role
     for side, text in _entries(name, "win").items():
-        assert text == t.pgettext("side", side.strip('"')), side
+        assert text == t.pgettext("side", side), side
     for tool in ("pickaxe", "lantern", "cart"):
         text = re.search(rf'\b{tool}: "([^"]*)"', _block(name))
         assert text is not None and text.group(1) == t.tool(tool), tool
@@ -88,3 +98,14 @@ def test_every_refusal_has_words(name: str) -> None:
     words = _entries(name, "reasons")
     assert codes <= set(words), sorted(codes - set(words))
     assert all(words.values())
+
+
+@pytest.mark.parametrize("name", ["EN", "HANS", "HANT"])
+def test_every_log_entry_has_words(name: str) -> None:
+    """The page's log tells every engine event in the reader's language (an unknown code
+    would show as the raw code)."""
+    from core.engine.log import CODES
+
+    words = _entries(name, "logc")
+    assert set(CODES) <= set(words), sorted(set(CODES) - set(words))
+    assert all("{" not in w or "}" in w for w in words.values())
