@@ -27,7 +27,13 @@ from core.service import GameService, ServiceConfig, UserRef
 from core.store import RedisStore
 
 
-async def submit(service: GameService, game_id: str, out: Path, seconds: float) -> None:
+async def submit(
+    service: GameService, game_id: str, out: Path, seconds: float, start_at: float = 0.0
+) -> None:
+    """Random legal moves for ``seconds`` from wall-clock ``start_at``: the processes of a
+    test begin together, so that they really race (one started early would finish the
+    whole game before the others have imported anything)."""
+    await asyncio.sleep(max(0.0, start_at - time.time()))
     rng = random.Random(os.getpid())
     end = time.monotonic() + seconds
     with out.open("a") as acks:
@@ -92,7 +98,8 @@ async def main() -> None:
     service = GameService(store, config)
     try:
         if mode == "submit":
-            await submit(service, game_id, Path(out), float(sys.argv[6]))
+            start_at = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
+            await submit(service, game_id, Path(out), float(sys.argv[6]), start_at)
         elif mode == "timers":
             until = int(sys.argv[7]) if len(sys.argv) > 7 else 10**9
             await timers(service, game_id, float(sys.argv[6]), until)

@@ -95,7 +95,9 @@ async def test_conflicting_workers_keep_one_history(
     listener = asyncio.create_task(listen())
     await asyncio.sleep(0.2)  # subscribed
     outs = [tmp_path / f"acks{i}.jsonl" for i in range(3)]
-    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "4") for o in outs]
+    start_at = str(time.time() + 2.0)  # together, once every process has started
+    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "4", start_at)
+             for o in outs]
     await wait_all(procs, 60)
     assert [p.returncode for p in procs] == [0, 0, 0]
     acks = read_acks(outs)
@@ -113,7 +115,9 @@ async def test_kill_minus_nine_mid_stream(
 ) -> None:
     game_id, start = await six_humans(service)
     outs = [tmp_path / f"acks{i}.jsonl" for i in range(3)]
-    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "6") for o in outs]
+    start_at = str(time.time() + 2.0)  # together, once every process has started
+    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "6", start_at)
+             for o in outs]
     end = time.monotonic() + 30
     while len(read_acks(outs)) < 3 and time.monotonic() < end:  # mid-stream
         await asyncio.sleep(0.01)
