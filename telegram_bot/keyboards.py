@@ -15,7 +15,7 @@ from telegram.helpers import create_deep_linked_url
 
 from telegram_bot import callbacks as cb
 from telegram_bot.i18n import LANGUAGE_NAMES, Translator
-from telegram_bot.texts import move_label, turn_time_text
+from telegram_bot.texts import level_name, move_label, turn_time_text
 
 PAGE = 8
 TURN_TIMES = (30, 60, 120, 300, 0)
@@ -73,6 +73,8 @@ def settings_keyboard(t: Translator, view: dict[str, Any], turn_time: int | None
         [act(t.gettext("Rounds: {n}", n=view.get("rounds", opts.get("rounds", 3))), "rd"),
          act(t.gettext("Turn: {time}", time=turn_time_text(t, turn_time)), "tt")],
         [act("🌐 " + LANGUAGE_NAMES.get(group_language, group_language), "lg")],
+        [act("🤖 " + t.gettext("Computer players: {level}", level=level_name(
+            t, str((view.get("settings") or {}).get("computer_level", "normal")))), "cl")],
     ]
     for i, name in enumerate(OPTIONS.get(edition, ())):
         mark = "☑" if opts.get(name) else "☐"

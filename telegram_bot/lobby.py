@@ -18,6 +18,7 @@ from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator
 from telegram_bot.keyboards import OPTIONS, turn_time_next
 from telegram_bot.port import BotError
+from telegram_bot.texts import COMPUTER_LEVELS
 
 EXTEND_S = 60
 
@@ -61,7 +62,7 @@ async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: 
     elif action == "ai":
         await _creator_action(query, update, context, deps, game_id, t, "add_computer")
         return
-    elif action in ("ed", "rd", "tt", "lg", "op"):
+    elif action in ("ed", "rd", "tt", "lg", "op", "cl"):
         await _setting(query, update, context, deps, game_id, t, action, data)
         return
     else:
@@ -116,6 +117,11 @@ async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.D
         change["edition"] = "expansion" if edition == "classic" else "classic"
     elif action == "rd":
         change["rounds"] = int(options.get("rounds", 3)) % 3 + 1
+    elif action == "cl":
+        current_level = str(settings.get("computer_level", "normal"))
+        order = list(COMPUTER_LEVELS)
+        at = order.index(current_level) if current_level in order else 0
+        change["computer_level"] = order[(at + 1) % len(order)]
     elif action == "tt":
         nxt = turn_time_next(settings.get("turn_time"))
         change["turn_time"] = nxt or None

@@ -91,7 +91,7 @@ class ServicePort:
         view: dict = await self._call("configure", game_id, user_id, force=force, **settings)
         return view
 
-    async def add_computer(self, game_id: str, user_id: int, level: str = "normal", *,
+    async def add_computer(self, game_id: str, user_id: int, level: str | None = None, *,
                            force: bool = False) -> dict:
         view: dict = await self._call("add_computer", game_id, user_id, level=level,
                                       force=force)

@@ -56,6 +56,14 @@ def turn_time_text(t: Translator, seconds: int | None) -> str:
     return t.gettext("{s} s", s=seconds)
 
 
+COMPUTER_LEVELS = ("easy", "normal", "hard")  # the service's levels, weakest first
+
+
+def level_name(t: Translator, level: str) -> str:
+    """How strong the computer plays, in words (its setting is ``computer_level``)."""
+    return t.pgettext("level", level) if level in COMPUTER_LEVELS else level
+
+
 def options_summary(t: Translator, view: dict[str, Any]) -> str:
     opts = view.get("options") or {}
     on = [t.pgettext("option", k) for k, v in sorted(opts.items())
@@ -79,6 +87,11 @@ def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None 
         t.gettext("Rounds: {n}", n=view.get("rounds", 3))
         + " · " + t.gettext("Turn time: {time}", time=turn_time_text(t, turn_time)),
         t.gettext("Options: {options}", options=options_summary(t, view)),
+    ]
+    if any(s.get("computer") for s in seats):
+        lines.append(t.gettext("Computer players: {level}", level=level_name(
+            t, str(settings.get("computer_level", "normal")))))
+    lines += [
         "",
         t.gettext("Players ({n}/{max}):", n=len(seats), max=high),
         *(f"{i + 1}. {n}" for i, n in enumerate(names)),

@@ -25,6 +25,7 @@ SETTINGS = (
     "round_pause",
     "takeover_after",
     "countdown",
+    "computer_level",
 )
 
 
@@ -80,8 +81,10 @@ def remove_human(meta: Meta, user_id: int) -> bool:
     return not humans
 
 
-def add_computer(meta: Meta, level: str) -> None:
+def add_computer(meta: Meta, level: str | None = None) -> None:
+    """A computer seat at ``level``, by default the table's (``computer_level``)."""
     require_lobby(meta)
+    level = meta.computer_level if level is None else level
     if level not in LEVELS:
         raise ServiceError("bad_setting", f"level must be one of {', '.join(LEVELS)}")
     if len(meta.seats) >= meta.max_seats:
@@ -154,6 +157,14 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
         if countdown != meta.countdown_s:
             meta.autostart_at = None  # a new length starts a new countdown
         meta.countdown_s = countdown
+    if "computer_level" in settings:
+        level = settings["computer_level"]
+        if level not in LEVELS:
+            raise ServiceError("bad_setting", f"computer_level is one of {', '.join(LEVELS)}")
+        meta.computer_level = level
+        for seat in meta.seats:  # one table, one strength
+            if seat.computer:
+                seat.level = level
     if "takeover_after" in settings:
         after = settings["takeover_after"]
         if isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= 10:

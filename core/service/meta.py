@@ -75,6 +75,8 @@ class Meta:
     think_delay_s: float = 1.5
     round_pause_s: int = 30
     takeover_after: int = 2
+    # how the computer plays: new computer seats, and humans' seats it takes over
+    computer_level: str = "normal"
     countdown_s: int | None = None  # lobby auto-start countdown length (None: off)
     autostart_at: int | None = None  # ms: the running countdown's end (enough players)
     idle_until: int | None = None  # ms: the lobby expires then unless something changes
@@ -177,6 +179,12 @@ class Meta:
             if seat.user_id == user_id and not seat.computer:
                 return i
         return None
+
+    def level_of(self, seat: int) -> str:
+        """The level the computer plays ``seat`` at: a computer seat's own, else (a human's
+        seat it took over) the table's."""
+        s = self.seats[seat]
+        return s.level if s.computer else self.computer_level
 
     def humans(self) -> list[int]:
         return [s.user_id for s in self.seats if s.user_id is not None and not s.computer]

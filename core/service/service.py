@@ -38,7 +38,7 @@ class GameService(Timers, Queries):
         options: dict[str, Any] | None = None,
         seats: int | None = None,
         computers: int = 0,
-        level: str = "normal",
+        level: str | None = None,
         settings: dict[str, Any] | None = None,
         autostart: bool = True,
     ) -> dict[str, Any]:
@@ -61,12 +61,14 @@ class GameService(Timers, Queries):
         meta.max_seats = lobby.limits(edition)[1] if edition in ("classic", "expansion") else 10
         meta.seats.append(Seat(creator.user_id, creator.name, creator.language))
         wanted: dict[str, Any] = {"edition": edition, "options": options or {}}
+        if level is not None:
+            wanted["computer_level"] = level
         if seats is not None:
             wanted["seats"] = seats
         wanted.update(settings or {})
         lobby.configure(meta, wanted)
         for _ in range(computers):
-            lobby.add_computer(meta, level)
+            lobby.add_computer(meta)
         deadline = self._lobby_deadline(meta, self.now_ms())
         if not await self.store.create(
             meta.game_id,
@@ -153,7 +155,9 @@ class GameService(Timers, Queries):
         self, game_id: str, user_id: int, *, force: bool = False, **settings: Any
     ) -> dict[str, Any]:
         """Lobby settings (creator only): edition, options, rounds, turn_time (seconds or
-        None), language, think_delay (seconds), seats, round_pause, takeover_after."""
+        None), language, think_delay (seconds), seats, round_pause, takeover_after,
+        computer_level (easy / normal / hard: every computer seat, and any the computer
+        takes over later)."""
 
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
@@ -163,8 +167,9 @@ class GameService(Timers, Queries):
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
     async def add_computer(
-        self, game_id: str, user_id: int, level: str = "normal", *, force: bool = False
+        self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
     ) -> dict[str, Any]:
+        """A computer seat at ``level`` (default: the lobby's ``computer_level``)."""
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.add_computer(loaded.meta, level)

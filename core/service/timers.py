@@ -259,7 +259,7 @@ class Timers(ServiceCore):
             move = await asyncio.to_thread(
                 choose,
                 view,
-                level=meta.seats[seat].level,
+                level=meta.level_of(seat),
                 seed=move_seed(loaded.game_id, loaded.version),
                 ai=self._ai,
             )

@@ -30,6 +30,7 @@ def settings_view(meta: Meta) -> dict[str, Any]:
         "think_delay": meta.think_delay_s,
         "round_pause": meta.round_pause_s,
         "takeover_after": meta.takeover_after,
+        "computer_level": meta.computer_level,
         "countdown": meta.countdown_s,
         "max_seats": meta.max_seats,
         "min_players": lo,

@@ -271,9 +271,9 @@ export async function lobbyAction(action) {
   }
 }
 
-export async function newGame(edition, seats) {
+export async function newGame(edition, seats, level = "normal") {
   try {
-    const made = await api.createGame({ edition, seats, computer_seats: seats - 1, options: {} });
+    const made = await api.createGame({ edition, seats, computer_seats: seats - 1, level, options: {} });
     ui.closeOverlay();
     await openGame(made.game_id);
   } catch (e) {

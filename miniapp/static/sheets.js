@@ -165,16 +165,20 @@ export function stopReplay() {
 // --- lobby (local mode) and "no game" --------------------------------------------------------
 
 export function lobbySheet() {
+  // the strength of the table just played, if any: a rematch keeps it
+  const level = ((S().view || {}).settings || {}).computer_level || "normal";
   const opts = (lo, hi, dflt) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i).map((n) => `<option${n === dflt ? " selected" : ""}>${n}</option>`).join("");
   openSheet(`<h2>${esc(t("newGame"))}</h2>
     <label>${esc(t("edition"))}<select id="ng-edition"><option value="classic">${esc(t("classic"))}</option><option value="expansion">${esc(t("expansion"))}</option></select></label>
     <label>${esc(t("seats"))}<select id="ng-seats">${opts(3, 10, 5)}</select></label>
+    <label>${esc(t("computerLevel"))}<select id="ng-level">${["easy", "normal", "hard"].map((k) => `<option value="${k}"${k === level ? " selected" : ""}>${esc(t(`levels.${k}`))}</option>`).join("")}</select></label>
     <div class="actions"><button type="button" class="primary" id="ng-start">${esc(t("start"))}</button><button type="button" data-close>${esc(t("close"))}</button></div>`,
   (el) => {
     const ed = el.querySelector("#ng-edition");
     const seats = el.querySelector("#ng-seats");
     ed.onchange = () => { seats.innerHTML = ed.value === "classic" ? opts(3, 10, 5) : opts(2, 12, 5); };
-    el.querySelector("#ng-start").onclick = () => app.newGame(ed.value, Number(seats.value));
+    el.querySelector("#ng-start").onclick = () =>
+      app.newGame(ed.value, Number(seats.value), el.querySelector("#ng-level").value);
     el.querySelector("[data-close]").onclick = closeOverlay;
   });
 }

@@ -80,6 +80,10 @@ def test_the_page_and_the_bot_use_the_same_chinese_words(name: str, language: st
         assert text == t.role(role), role
     for side, text in _entries(name, "win").items():
         assert text == t.pgettext("side", side), side
+    levels = _entries(name, "levels")
+    assert set(levels) == {"easy", "normal", "hard"}
+    for level, text in levels.items():
+        assert text == t.pgettext("level", level), level
     for tool in ("pickaxe", "lantern", "cart"):
         text = re.search(rf'\b{tool}: "([^"]*)"', _block(name))
         assert text is not None and text.group(1) == t.tool(tool), tool

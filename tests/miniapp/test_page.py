@@ -696,10 +696,12 @@ async def test_local_new_expansion_game_from_the_lobby(
         await page.click("#message button")
         await page.select_option("#ng-edition", "expansion")
         await page.select_option("#ng-seats", "4")
+        await page.select_option("#ng-level", "hard")
         await screenshot(page, "local-new-game-sheet")
         await page.click("#ng-start")
         view = await wait_view(page, "v.edition === 'expansion'")
         assert len(view["seats"]) == 4 and "game=" in page.url
+        assert view["settings"]["computer_level"] == "hard"  # the computers play at hard
         made = await play_round(page, errors, memory_service)
         assert sum(made.values()) > 0
         await page.wait_for_selector("#result-title")

@@ -80,6 +80,11 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     await wait_async(one_round)
     settings_msg = await api.wait_for(lambda: api.last_bot_message(
         group.id, lambda m: "Rounds: 1" in str(m.get("reply_markup"))))
+    # how strong the computer plays: normal -> hard, for the table's computer seats
+    alice.press(settings_msg, "Computer players: Normal")
+    settings_msg = await api.wait_for(lambda: api.last_bot_message(
+        group.id, lambda m: "Computer players: Hard" in str(m.get("reply_markup"))))
+    assert (await env.service.view(game_id, None))["settings"]["computer_level"] == "hard"
     alice.press(settings_msg, "Back")
     await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
         m.get("reply_markup"))))

@@ -14,6 +14,7 @@ from babel.messages.pofile import read_po
 
 from core.engine import CATALOGUE, Reason
 from core.engine import setup as engine_setup
+from core.service.lobby import LEVELS
 from telegram_bot import i18n
 from telegram_bot.keyboards import OPTIONS
 
@@ -90,6 +91,8 @@ def test_codes_cards_roles_have_words(language: str) -> None:
         assert t.pgettext("side", side) != side
     for tool in ("pickaxe", "lantern", "cart"):
         assert language == "en" or t.pgettext("tool", tool) != tool
+    for level in LEVELS:  # the service's computer levels
+        assert t.pgettext("level", level) != level, (language, level)
 
 
 def test_chinese_is_really_chinese() -> None:

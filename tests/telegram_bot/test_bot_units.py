@@ -170,3 +170,17 @@ def test_the_group_picture_speaks_the_groups_language() -> None:
     assert set(labels) == set(LABELS_EN) - {"playing"}
     english = texts.picture_labels(Translator("en"))
     assert {k: v for k, v in LABELS_EN.items() if k != "playing"} == english
+
+
+def test_the_lobby_names_the_computer_level() -> None:
+    seats = [{"seat": 0, "name": "Ann"},
+             {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1}]
+    view = {"game_id": "g1", "status": "lobby", "edition": "classic", "seats": seats,
+            "options": {"rounds": 3}, "settings": {"computer_level": "hard"}}
+    t = Translator("zh_Hans")
+    assert "电脑玩家：困难" in texts.lobby_text(t, view)
+    labels = [b.text for row in kb.settings_keyboard(t, view, None, "zh_Hans").inline_keyboard
+              for b in row]
+    assert "🤖 电脑玩家：困难" in labels
+    alone = {**view, "seats": seats[:1]}  # no computer yet: the lobby text stays short
+    assert "电脑玩家" not in texts.lobby_text(t, alone)

@@ -117,6 +117,32 @@ async def test_configure_and_computers(service: GameService) -> None:
     assert view["status"] == "playing" and view["rounds"] == 1
 
 
+async def test_the_computer_level_is_the_tables(service: GameService) -> None:
+    """One strength per table (the lobby's ``computer_level``): the computer seats there,
+    those added later, and a human's seat the computer takes over."""
+    view = await service.create_lobby(chat=CHAT, creator=ANN)
+    game_id = view["game_id"]
+    await service.join(game_id, BO)
+    await service.add_computer(game_id, 1)
+    assert view["settings"]["computer_level"] == "normal"
+    view = await service.configure(game_id, 1, computer_level="hard")
+    assert view["settings"]["computer_level"] == "hard"
+    await service.add_computer(game_id, 1)
+    meta = (await service._load(game_id)).meta
+    assert [s.level for s in meta.seats if s.computer] == ["hard", "hard"]
+    assert meta.level_of(1) == "hard"  # Bo's seat, should the computer play it
+    await service.add_computer(game_id, 1, "easy")  # one seat may still differ
+    assert (await service._load(game_id)).meta.level_of(4) == "easy"
+    for bad in ("expert", None, 3):
+        with pytest.raises(ServiceError) as err:
+            await service.configure(game_id, 1, computer_level=bad)
+        assert err.value.code == "bad_setting"
+    local = await service.create_lobby(chat=None, creator=CY, seats=3, computers=2, level="easy")
+    meta = (await service._load(local["game_id"])).meta
+    assert meta.computer_level == "easy" and [s.level for s in meta.seats] == [
+        "normal", "easy", "easy"]  # (a human seat's own level is never used)
+
+
 async def test_leave_lobby_and_cancel(service: GameService) -> None:
     view = await service.create_lobby(chat=CHAT, creator=ANN)
     game_id = view["game_id"]
