@@ -26,7 +26,8 @@ export function closeOverlay() {
 function logText(v, e) {
   const p = { ...e, who: seatName(v, e.seat), target: seatName(v, e.target_seat), tool: e.tool ? t(e.tool) : "",
     goal: e.goal !== undefined && e.goal !== null ? e.goal + 1 : "", n: e.count ?? (e.cards ? e.cards.length : ""),
-    kind: e.kind ? t(e.kind === "gold" ? "goldKind" : "stoneKind") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "" };
+    kind: e.kind ? t(e.kind === "gold" ? "goldKind" : "stoneKind") : "", remove: e.remove ? t(`actions.${e.remove}`) || e.remove : "",
+    card: e.card ? t(`cards.${e.card}`) || e.card : "", removed: e.removed ? t(`cards.${e.removed}`) || e.removed : "" };
   const text = t(`logc.${e.code}`, p) || `${p.who} ${e.code}`;
   return e.timeout ? `${text} ${t("timedOut")}` : text;
 }

@@ -162,7 +162,7 @@ function renderHand(v) {
   $("#hand").innerHTML = hand.map((c) => {
     const playable = st.discard ? true : app.movesOf(c.id).length > 0;
     const sel = st.discard ? st.picked.includes(c.id) : st.sel === c.id;
-    const name = t(`actions.${c.card}`) || c.card;
+    const name = t(`cards.${c.card}`) || c.card;
     return `<button class="hcard${playable ? "" : " dim"}${sel ? " sel" : ""}" type="button" data-id="${esc(c.id)}" data-card="${esc(c.card)}" aria-pressed="${sel}" aria-label="${esc(name)}">${cardTile(c.id, c.card)}</button>`;
   }).join("");
   for (const b of document.querySelectorAll("#hand .hcard")) b.onclick = () => app.selectCard(b.dataset.id);

@@ -113,3 +113,14 @@ def test_every_log_entry_has_words(name: str) -> None:
     words = _entries(name, "logc")
     assert set(CODES) <= set(words), sorted(set(CODES) - set(words))
     assert all("{" not in w or "}" in w for w in words.values())
+
+
+@pytest.mark.parametrize(("name", "language"), [("EN", "en"), ("HANS", "zh_Hans"),
+                                                ("HANT", "zh_Hant")])
+def test_every_card_has_the_bots_name(name: str, language: str) -> None:
+    """The page names cards (hand, log) exactly as the bot does, for every card."""
+    from core.engine import CATALOGUE
+    from telegram_bot.i18n import Translator
+
+    t = Translator(language)
+    assert _entries(name, "cards") == {card: t.card(card) for card in CATALOGUE}

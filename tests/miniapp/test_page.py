@@ -18,6 +18,7 @@ from core.service import GameService, UserRef
 from core.settings import Settings
 from miniapp.local import start_local_table
 from miniapp.server import create_app
+from telegram_bot.i18n import Translator
 from tests.conftest import Screenshot
 from tests.miniapp.conftest import make_init_data
 
@@ -189,6 +190,12 @@ async def test_telegram_place_card_by_tapping_and_live_update(
             f"() => document.querySelector('#board').dataset.cards == '{len(after['board'])}'"
         )
         await screenshot(b, "telegram-dark-watcher")
+        # the watcher's log names the card that was placed, as the bot would
+        placed = next(c["card"] for c in v0["you"]["hand"] if c["id"] == move["card"])
+        await b.click("#btn-log")
+        name = Translator("en").card(placed)
+        assert f"placed {name} at {move['x']},{move['y']}" in await b.inner_text("#log-list")
+        await b.click("#sheet [data-close]")
         # a refused move: the server's reason in a toast, and an error haptic
         await a.evaluate("window.__sabApi.send({type: 'discard', cards: ['zzzzz']})")
         await a.wait_for_selector("#toast.show")
