@@ -157,9 +157,20 @@ async def test_a_chinese_table_reads_no_english(bot_env: BotEnv) -> None:
         group.id, lambda m: "电脑 2" in m.get("text", "")))
     ming.press(lobby, "开始")
     await wait_async(lambda: _status(env, game_id, "lobby", negate=True))
+    iq = hua.inline("")  # peeking from the group: the results are hers, in her script
+    await api.wait_for(lambda: api.inline_queries[iq]["answered"])
+    results = api.inline_queries[iq]["answer"]["results"]
+    assert results
+    peek = [str(r.get(k, "")) for r in results for k in ("title", "description")]
+    peek += [str(r["input_message_content"]["message_text"]) for r in results]
     await play_game(env, game_id, {p.id: p for p in (ming, hua)}, random.Random(5))
     await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
         "text", "")), timeout=30)
+    traditional = opencc.OpenCC("s2tw").convert
+    for piece in filter(None, peek):
+        assert not _latin_words(piece), piece
+        words = piece.replace("阿明", "").replace("小華", "").replace("矿坑", "")
+        assert traditional(words) == words, piece
     checked = 0
     for chat, config in ((group.id, "t2s"), (ming.id, "t2s"), (hua.id, "s2tw")):
         own_script = opencc.OpenCC(config).convert
