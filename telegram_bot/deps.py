@@ -17,7 +17,7 @@ from telegram.ext import ContextTypes
 
 from core.settings import Settings
 from telegram_bot.i18n import Translator, normalize_language
-from telegram_bot.port import ServicePort
+from telegram_bot.port import BotError, ServicePort
 from telegram_bot.runtime import Runtime
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class BotDeps:
         """The words of a game's group message: the group's language, else the game's
         (its opener's; ``view`` saves reading it again)."""
         if view is None and not await self.runtime.get_pref(f"c:{chat_id}"):
-            with contextlib.suppress(Exception):  # gone or unreadable: the default
+            with contextlib.suppress(BotError):  # refused: the default language
                 view = await self.port.view(game_id, None)
         return await self.tr_chat(chat_id, view)
 
