@@ -102,6 +102,12 @@ async def _creator_action(query: CallbackQuery, update: Update,
     return True
 
 
+def _after(choices: tuple[str, ...], current: object) -> str:
+    """The next of a setting's choices, round and round (the first after an unknown one)."""
+    return choices[(choices.index(current) + 1) % len(choices)] if current in choices \
+        else choices[0]
+
+
 async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.DEFAULT_TYPE,
                    deps: BotDeps, game_id: str, t: Translator, action: str,
                    data: Callback) -> None:
@@ -118,17 +124,14 @@ async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.D
     elif action == "rd":
         change["rounds"] = int(options.get("rounds", 3)) % 3 + 1
     elif action == "cl":
-        current_level = str(settings.get("computer_level", "normal"))
-        order = list(COMPUTER_LEVELS)
-        at = order.index(current_level) if current_level in order else 0
-        change["computer_level"] = order[(at + 1) % len(order)]
+        change["computer_level"] = _after(COMPUTER_LEVELS, settings.get("computer_level"))
     elif action == "tt":
         nxt = turn_time_next(settings.get("turn_time"))
         change["turn_time"] = nxt or None
     elif action == "lg":
         current = (await deps.chat_language(query.message.chat.id, view)
                    if query.message else "en")
-        nxt_lang = LANGUAGES[(LANGUAGES.index(current) + 1) % len(LANGUAGES)]
+        nxt_lang = _after(LANGUAGES, current)
         change["language"] = SERVICE_LANG[nxt_lang]
         if query.message is not None and await _may_configure(update, context, deps, game_id,
                                                               query.from_user.id):

@@ -11,6 +11,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from core.service.lobby import LEVELS
 from telegram_bot.i18n import Translator
 
 GOAL_ROWS = {0: -2, 1: 0, 2: 2}
@@ -56,7 +57,7 @@ def turn_time_text(t: Translator, seconds: int | None) -> str:
     return t.gettext("{s} s", s=seconds)
 
 
-COMPUTER_LEVELS = ("easy", "normal", "hard")  # the service's levels, weakest first
+COMPUTER_LEVELS = LEVELS  # the service's levels, weakest first
 
 
 def level_name(t: Translator, level: str) -> str:

@@ -85,6 +85,12 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     settings_msg = await api.wait_for(lambda: api.last_bot_message(
         group.id, lambda m: "Computer players: Hard" in str(m.get("reply_markup"))))
     assert (await env.service.view(game_id, None))["settings"]["computer_level"] == "hard"
+    # the group's language: English -> 简体中文 -> 繁體中文 -> English, the settings follow
+    for name, setting in (("简体中文", "zh-hans"), ("繁體中文", "zh-hant"), ("English", "en")):
+        alice.press(settings_msg, "🌐")
+        settings_msg = await api.wait_for(lambda name=name: api.last_bot_message(
+            group.id, lambda m: f"🌐 {name}" in str(m.get("reply_markup"))))
+        assert (await env.service.view(game_id, None))["settings"]["language"] == setting
     alice.press(settings_msg, "Back")
     await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
         m.get("reply_markup"))))
