@@ -12,13 +12,13 @@ import time
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
+from core.service.lobby import LEVELS
 from telegram_bot.callbacks import Callback
 from telegram_bot.commands import cancel_game, is_admin
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator
 from telegram_bot.keyboards import OPTIONS, turn_time_next
 from telegram_bot.port import BotError
-from telegram_bot.texts import COMPUTER_LEVELS
 
 EXTEND_S = 60
 
@@ -124,7 +124,7 @@ async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.D
     elif action == "rd":
         change["rounds"] = int(options.get("rounds", 3)) % 3 + 1
     elif action == "cl":
-        change["computer_level"] = _after(COMPUTER_LEVELS, settings.get("computer_level"))
+        change["computer_level"] = _after(LEVELS, settings.get("computer_level"))
     elif action == "tt":
         nxt = turn_time_next(settings.get("turn_time"))
         change["turn_time"] = nxt or None

@@ -57,12 +57,9 @@ def turn_time_text(t: Translator, seconds: int | None) -> str:
     return t.gettext("{s} s", s=seconds)
 
 
-COMPUTER_LEVELS = LEVELS  # the service's levels, weakest first
-
-
 def level_name(t: Translator, level: str) -> str:
     """How strong the computer plays, in words (its setting is ``computer_level``)."""
-    return t.pgettext("level", level) if level in COMPUTER_LEVELS else level
+    return t.pgettext("level", level) if level in LEVELS else level
 
 
 def options_summary(t: Translator, view: dict[str, Any]) -> str:
