@@ -28,16 +28,23 @@ from core.store import RedisStore
 
 
 async def submit(
-    service: GameService, game_id: str, out: Path, seconds: float, start_at: float = 0.0
+    service: GameService, game_id: str, out: Path, seconds: float, go: Path | None = None
 ) -> None:
-    """Random legal moves for ``seconds`` from wall-clock ``start_at``: the processes of a
-    test begin together, so that they really race (one started early would finish the
-    whole game before the others have imported anything)."""
-    await asyncio.sleep(max(0.0, start_at - time.time()))
+    """Random legal moves for ``seconds``. With ``go``: first say ready (``<out>.ready``)
+    and wait for the test to create ``go``, so that the processes begin together and
+    really race (one started early would finish the whole game before the others have
+    imported anything; a cold start takes seconds)."""
+    if go is not None:
+        out.with_suffix(".ready").touch()
+        while not go.exists():
+            await asyncio.sleep(0.01)
     rng = random.Random(os.getpid())
     end = time.monotonic() + seconds
     with out.open("a") as acks:
         while time.monotonic() < end:
+            # a little jitter, as real players have: in lockstep the process that won one
+            # commit tends to win every next one, and the others only ever see "stale"
+            await asyncio.sleep(rng.random() * 0.003)
             loaded = await service._load(game_id)
             state = loaded.state
             assert state is not None
@@ -98,8 +105,8 @@ async def main() -> None:
     service = GameService(store, config)
     try:
         if mode == "submit":
-            start_at = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
-            await submit(service, game_id, Path(out), float(sys.argv[6]), start_at)
+            go = Path(sys.argv[7]) if len(sys.argv) > 7 else None
+            await submit(service, game_id, Path(out), float(sys.argv[6]), go)
         elif mode == "timers":
             until = int(sys.argv[7]) if len(sys.argv) > 7 else 10**9
             await timers(service, game_id, float(sys.argv[6]), until)

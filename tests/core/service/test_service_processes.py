@@ -72,6 +72,22 @@ async def check_integrity(
     return log
 
 
+async def racing_submitters(
+    redis_url: str, redis_prefix: str, game_id: str, outs: list[Path], seconds: str
+) -> list[subprocess.Popen[bytes]]:
+    """One submitting process per ``outs`` file, released together once all have started."""
+    go = outs[0].parent / "go"
+    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), seconds, str(go))
+             for o in outs]
+    end = time.monotonic() + 60
+    while not all(o.with_suffix(".ready").exists() for o in outs):
+        assert time.monotonic() < end, "the submitting processes did not start"
+        assert all(p.poll() is None for p in procs), "a submitting process died"
+        await asyncio.sleep(0.02)
+    go.touch()
+    return procs
+
+
 async def wait_all(procs: list[subprocess.Popen[bytes]], timeout: float) -> None:
     end = time.monotonic() + timeout
     while any(p.poll() is None for p in procs) and time.monotonic() < end:
@@ -95,9 +111,7 @@ async def test_conflicting_workers_keep_one_history(
     listener = asyncio.create_task(listen())
     await asyncio.sleep(0.2)  # subscribed
     outs = [tmp_path / f"acks{i}.jsonl" for i in range(3)]
-    start_at = str(time.time() + 2.0)  # together, once every process has started
-    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "4", start_at)
-             for o in outs]
+    procs = await racing_submitters(redis_url, redis_prefix, game_id, outs, "4")
     await wait_all(procs, 60)
     assert [p.returncode for p in procs] == [0, 0, 0]
     acks = read_acks(outs)
@@ -115,9 +129,7 @@ async def test_kill_minus_nine_mid_stream(
 ) -> None:
     game_id, start = await six_humans(service)
     outs = [tmp_path / f"acks{i}.jsonl" for i in range(3)]
-    start_at = str(time.time() + 2.0)  # together, once every process has started
-    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), "6", start_at)
-             for o in outs]
+    procs = await racing_submitters(redis_url, redis_prefix, game_id, outs, "6")
     end = time.monotonic() + 30
     while len(read_acks(outs)) < 3 and time.monotonic() < end:  # mid-stream
         await asyncio.sleep(0.01)
