@@ -288,6 +288,14 @@ async def test_selecting_a_card_never_leaves_a_target_under_the_zoom_buttons(
         await ctx.close()
 
 
+PROPORTIONS_MATCH = """() => {
+  const svg = document.querySelector("#board");
+  const r = svg.getBoundingClientRect();
+  const vb = (svg.getAttribute("viewBox") || "").split(/\\s+/).map(Number);
+  return vb.length === 4 && r.height > 0 && Math.abs(vb[2] / vb[3] - r.width / r.height) < 0.01;
+}"""
+
+
 async def test_board_keeps_its_view_when_the_viewport_changes(
     browser: Browser, aiohttp_server: Any, memory_service: GameService, settings: Settings
 ) -> None:
@@ -302,6 +310,9 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
         return [float(n) for n in (await page.get_attribute("#board", "viewBox") or "").split()]
 
     async def proportions_match() -> None:
+        # The ResizeObserver runs some frames after the resize, later on a slow machine:
+        # wait until the view box has the element's proportions (or time out), then check.
+        await page.wait_for_function(PROPORTIONS_MATCH, timeout=5000)
         box = await page.locator("#board").bounding_box()
         assert box
         vb = await view_box()
@@ -310,14 +321,12 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
     try:
         await proportions_match()
         await page.set_viewport_size({"width": 390, "height": 600})
-        await page.wait_for_function("() => true")  # let the ResizeObserver run
         await proportions_match()
         await page.click("#zoom-in")
         before, box = await view_box(), await page.locator("#board").bounding_box()
         assert box
         scale = before[2] / box["width"]  # view box units per pixel
         await page.set_viewport_size({"width": 700, "height": 500})
-        await page.wait_for_function("() => true")
         await proportions_match()
         after, box = await view_box(), await page.locator("#board").bounding_box()
         assert box
