@@ -2,6 +2,8 @@
 
 The page draws every card from its catalogue entry (groups, door, ladder, crystals) with the
 shared geometry of ``core.look``, so it holds no card art and no card table of its own.
+It names cards and roles as the bot does, from ``core.names`` (``names``, by the page's
+language codes), so a card has one name in every place a player reads it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,23 @@ def card_entry(card: Any) -> dict[str, Any]:
     return entry
 
 
+# the kinds of names the page takes from the catalogue: codes.po context -> the page's table
+PAGE_NAMES = {"card": "cards", "role": "roles"}
+
+
+def page_names() -> dict[str, dict[str, dict[str, str]]]:
+    """``{page language: {table: {id: name}}}``; the page's codes are ``en``, ``zh-hans``,
+    ``zh-hant``."""
+    from core.names import LANGUAGES, names
+
+    return {
+        language.lower().replace("_", "-"): {
+            table: dict(names(language).get(kind, {})) for kind, table in PAGE_NAMES.items()
+        }
+        for language in LANGUAGES
+    }
+
+
 def catalogue_document() -> dict[str, Any]:
     from core.engine import CATALOGUE
 
@@ -53,4 +72,5 @@ def catalogue_document() -> dict[str, Any]:
         document["look"] = None
     else:
         document["look"] = look_json()
+    document["names"] = page_names()
     return document

@@ -1,10 +1,11 @@
 """Translations: gettext catalogues (Babel) for English, 简体中文 and 繁體中文.
 
-The ``.po`` files in ``locales/`` are the only source; they are compiled into memory at
-import with Babel (no build step for whoever runs the bot). Card, role and reason names
-use the catalogue id as msgid with a context (``card``, ``role``, ``reason``, ``tool``…)
-in a second domain, ``codes``, so the English text lives in ``en`` like any other
-language and a renamed card is a catalogue change, not a code change.
+The ``.po`` files are the only source; they are compiled into memory at import with Babel
+(no build step for whoever runs the bot). The bot's own messages are in ``locales/``. Card,
+role and reason names use the catalogue id as msgid with a context (``card``, ``role``,
+``reason``, ``tool``…) in a second domain, ``codes``, kept in ``core/locales`` because the
+Mini App shows the same names (``core.names``): the English text lives in ``en`` like any
+other language, and a renamed card is a catalogue change, not a code change.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from typing import Any
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from core.names import DOMAIN as CODES_DOMAIN
+from core.names import LANGUAGES as LANGUAGES  # re-exported: the languages the bot speaks
+from core.names import codes_po
+
 LOCALES_DIR = Path(__file__).parent / "locales"
-LANGUAGES = ("en", "zh_Hans", "zh_Hant")
 LANGUAGE_NAMES = {"en": "English", "zh_Hans": "简体中文", "zh_Hant": "繁體中文"}
 DOMAIN = "messages"
-CODES_DOMAIN = "codes"
 
 # our catalogue names -> the game service's language setting (API.md "settings")
 SERVICE_LANG = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
@@ -50,6 +53,8 @@ def normalize_language(code: str | None, default: str | None = "en") -> str:
 
 
 def po_path(language: str, domain: str = DOMAIN) -> Path:
+    if domain == CODES_DOMAIN:
+        return codes_po(language)
     return LOCALES_DIR / language / "LC_MESSAGES" / f"{domain}.po"
 
 

@@ -2,7 +2,7 @@
 // here comes from the view's legal_moves, and the server has the last word on every move.
 import * as api from "./api.js";
 import { Board, loadCards } from "./board.js";
-import { LANGS, language, pickLanguage, setLanguage, t } from "./i18n.js";
+import { LANGS, addNames, language, pickLanguage, setLanguage, t } from "./i18n.js";
 import * as tg from "./tg.js";
 import * as ui from "./ui.js";
 
@@ -36,6 +36,7 @@ async function boot() {
   const [, cat] = await Promise.all([loadCards(), api.catalogue().catch(() => null)]);
   if (cat) {
     S.catalogue = cat;
+    addNames(cat.names);
     board.setCatalogue(cat);
   }
   let session = null;

@@ -14,6 +14,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from playwright.async_api import Browser, BrowserContext, Page, Route, ViewportSize
 
+from core.names import names
 from core.service import GameService, UserRef
 from core.settings import Settings
 from miniapp.local import start_local_table
@@ -599,6 +600,9 @@ async def test_screens_outside_telegram(
         await wait_view(page, "true")
         assert await page.evaluate("document.documentElement.dataset.scheme") == scheme
         assert (await seat_names(page))[:2] == ["You", "Computer 1"]
+        first = page.locator("#hand .hcard").first
+        card = await first.get_attribute("data-card")
+        assert card and await first.get_attribute("aria-label") == names("en")["card"][card]
         await page.click("#btn-secrets")
         await page.wait_for_selector("#my-role")
         await screenshot(page, f"local-{scheme}-secrets")
@@ -611,6 +615,8 @@ async def test_screens_outside_telegram(
         # the chrome's labels (screen readers, long press) follow the language too
         assert await page.get_attribute("#zoom-in", "aria-label") == "放大"
         assert await page.get_attribute("#board", "aria-label") == "迷宮"
+        # the cards keep the bot's names (core/locales, sent with the catalogue)
+        assert await first.get_attribute("aria-label") == names("zh_Hant")["card"][card]
         await screenshot(page, f"local-{scheme}-zh-hant")
     finally:
         await context.close()
