@@ -118,7 +118,8 @@ function renderPlayers(v) {
   const html = (v.seats || []).map((s) => {
     const turn = v.current_seat === s.seat && (v.status === "playing" || v.status === "stealing");
     const icons = (s.in_front || []).map((k) => icon(k, t(`actions.${k}`) || k)).join("");
-    const role = s.role ? `<span class="role" style="color:${((look() || {}).roles || {})[s.role]?.color || "inherit"}">${esc(t(`roles.${s.role}`) || s.role)}</span>` : "";
+    const roleName = s.role ? t(`roles.${s.role}`) || s.role : "";
+    const role = s.role ? `<span class="role" title="${esc(roleName)}" style="color:${((look() || {}).roles || {})[s.role]?.color || "inherit"}">${esc(roleName)}</span>` : "";
     const gold = s.gold !== null && s.gold !== undefined ? `<span class="gold">${GLYPH.gold}${s.gold}</span>` : (s.has_gold ? `<span class="gold" title="${esc(t("hasGold"))}">${GLYPH.gold}</span>` : "");
     const you = s.seat === me && !isYouWord(s.name) ? ` (${esc(t("you"))})` : "";
     return `<div class="seat${turn ? " turn" : ""}${s.seat === me ? " me" : ""}" data-seat="${s.seat}">
