@@ -34,6 +34,33 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+_NAMES = {"type": "object", "additionalProperties": {"type": "string"}}
+# /api/catalogue: what the page draws and names cards with (miniapp.catalogue)
+CATALOGUE: dict[str, Any] = {
+    "type": "object",
+    "required": ["cards", "look", "names"],
+    "properties": {
+        "cards": {
+            "description": "every card by catalogue id, as in cards.json (edges, groups…)",
+            "type": "object",
+            "additionalProperties": {"type": "object"},
+        },
+        "look": {"description": "the shared drawing geometry (core.look)",
+                 "type": ["object", "null"]},
+        "names": {
+            "description": "by the page's language code (en, zh-hans, zh-hant): the names "
+            "of cards and roles, the bot's own",
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["cards", "roles"],
+                "properties": {"cards": _NAMES, "roles": _NAMES},
+            },
+        },
+    },
+}
+
+
 def _err(description: str) -> dict[str, Any]:
     return _json(_ref("Error"), description)
 
@@ -350,8 +377,8 @@ def document() -> dict[str, Any]:
         },
         "/api/catalogue": {
             "get": _op(
-                "card catalogue and drawing geometry",
-                _json({"type": "object"}, "catalogue"),
+                "card catalogue, drawing geometry and the names of cards and roles",
+                _json(CATALOGUE, "catalogue"),
                 secure=False,
             )
         },

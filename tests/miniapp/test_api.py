@@ -8,9 +8,11 @@ import socket
 import time
 from typing import Any
 
+import jsonschema
 from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 
+from core.names import names
 from core.service import GameService, UserRef
 from core.store import RedisStore
 from tests.miniapp.conftest import ClientMaker, make_init_data, session_token, tma
@@ -300,6 +302,9 @@ async def test_headers_openapi_health_catalogue(
     cat = await (await client.get("/api/catalogue")).json()
     assert cat["cards"]["S2_BRIDGE"]["groups"] == ["NS", "EW"]
     assert cat["look"]["card"]["w"] > 0
+    assert cat["names"]["zh-hant"]["cards"]["S2_BRIDGE"] == names("zh_Hant")["card"]["S2_BRIDGE"]
+    schema = doc["paths"]["/api/catalogue"]["get"]["responses"]["200"]["content"]
+    jsonschema.validate(cat, schema["application/json"]["schema"])  # as documented
 
 
 async def test_local_mode_code_is_one_time(
