@@ -14,11 +14,12 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 LANGUAGES = ("en", "zh_Hans", "zh_Hant")
+# each catalogue's code in the API (a game's "language" setting, the page's languages)
+API_CODES = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
 DOMAIN = "codes"
 
 
@@ -29,16 +30,13 @@ def codes_po(language: str) -> Path:
     return LOCALES_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-def read_codes(language: str) -> Catalog:
-    with codes_po(language).open("rb") as f:
-        return read_po(f, locale=language)
-
-
 @cache
 def names(language: str) -> dict[str, dict[str, str]]:
     """``{kind: {id: name}}`` of one language, e.g. ``names("zh_Hans")["card"]["S1_CROSS"]``."""
+    with codes_po(language).open("rb") as f:
+        catalog = read_po(f, locale=language)
     found: dict[str, dict[str, str]] = {}
-    for message in read_codes(language):
+    for message in catalog:
         if message.id and message.context and isinstance(message.string, str):
             found.setdefault(message.context, {})[str(message.id)] = message.string
     return found

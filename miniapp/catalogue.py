@@ -50,15 +50,13 @@ PAGE_NAMES = {"card": "cards", "role": "roles"}
 
 
 def page_names() -> dict[str, dict[str, dict[str, str]]]:
-    """``{page language: {table: {id: name}}}``; the page's codes are ``en``, ``zh-hans``,
-    ``zh-hant``."""
-    from core.names import LANGUAGES, names
+    """``{page language: {table: {id: name}}}``; the page's codes are the API's (``en``,
+    ``zh-hans``, ``zh-hant``)."""
+    from core.names import API_CODES, names
 
     return {
-        language.lower().replace("_", "-"): {
-            table: dict(names(language).get(kind, {})) for kind, table in PAGE_NAMES.items()
-        }
-        for language in LANGUAGES
+        code: {table: dict(names(language).get(kind, {})) for kind, table in PAGE_NAMES.items()}
+        for language, code in API_CODES.items()
     }
 
 

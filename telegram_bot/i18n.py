@@ -20,16 +20,16 @@ from typing import Any
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from core.names import API_CODES, codes_po
 from core.names import DOMAIN as CODES_DOMAIN
 from core.names import LANGUAGES as LANGUAGES  # re-exported: the languages the bot speaks
-from core.names import codes_po
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 LANGUAGE_NAMES = {"en": "English", "zh_Hans": "简体中文", "zh_Hant": "繁體中文"}
 DOMAIN = "messages"
 
 # our catalogue names -> the game service's language setting (API.md "settings")
-SERVICE_LANG = {"en": "en", "zh_Hans": "zh-hans", "zh_Hant": "zh-hant"}
+SERVICE_LANG = API_CODES
 _HANS = {"zh", "zh-hans", "zh-cn", "zh-sg", "zh-my"}
 _HANT = {"zh-hant", "zh-tw", "zh-hk", "zh-mo"}
 
