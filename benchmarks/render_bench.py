@@ -27,28 +27,58 @@ from PIL import Image
 from telegram_bot.board_picture import catalogue, render_board
 from telegram_bot.fonts import find_font
 
-NAMES = ["Alice", "张伟", "李小龙", "Bob", "王芳", "Дмитрий", "Zoë", "陳大文", "Mohammed", "Eve",
-         "小明", "Ola"]
+NAMES = [
+    "Alice",
+    "张伟",
+    "李小龙",
+    "Bob",
+    "王芳",
+    "Дмитрий",
+    "Zoë",
+    "陳大文",
+    "Mohammed",
+    "Eve",
+    "小明",
+    "Ola",
+]
 
 
 def hand_made(players: int, cards: int, seed: int = 1) -> dict[str, Any]:
     """A spectator view with ``cards`` random path cards around the start-goal area."""
     rnd = random.Random(seed)
     ids = [i for i, c in catalogue().items() if c["kind"] not in ("start", "goal")]
-    cells = [(x, y) for x in range(-2, 11) for y in range(-4, 5)
-             if (x, y) != (0, 0) and (x, y) not in ((8, -2), (8, 0), (8, 2))]
+    cells = [
+        (x, y)
+        for x in range(-2, 11)
+        for y in range(-4, 5)
+        if (x, y) != (0, 0) and (x, y) not in ((8, -2), (8, 0), (8, 2))
+    ]
     rnd.shuffle(cells)
     board = [{"x": 0, "y": 0, "card": "S1_START", "rotated": False}]
-    board += [{"x": x, "y": y, "card": rnd.choice(ids), "rotated": rnd.random() < 0.5}
-              for x, y in cells[:cards]]
+    board += [
+        {"x": x, "y": y, "card": rnd.choice(ids), "rotated": rnd.random() < 0.5}
+        for x, y in cells[:cards]
+    ]
     return {
-        "status": "playing", "round": 2, "rounds": 3, "deck_size": 12, "current_seat": 3,
+        "status": "playing",
+        "round": 2,
+        "rounds": 3,
+        "deck_size": 12,
+        "current_seat": 3,
         "board": board,
-        "goals": [{"goal": k, "x": 8, "y": y, "revealed": False, "kind": None}
-                  for k, y in enumerate((-2, 0, 2))],
-        "seats": [{"seat": i, "name": NAMES[i % len(NAMES)], "hand_size": 4,
-                   "in_front": [["BREAK_CART"], [], ["TRAPPED", "BREAK_LANTERN"]][i % 3]}
-                  for i in range(players)],
+        "goals": [
+            {"goal": k, "x": 8, "y": y, "revealed": False, "kind": None}
+            for k, y in enumerate((-2, 0, 2))
+        ],
+        "seats": [
+            {
+                "seat": i,
+                "name": NAMES[i % len(NAMES)],
+                "hand_size": 4,
+                "in_front": [["BREAK_CART"], [], ["TRAPPED", "BREAK_LANTERN"]][i % 3],
+            }
+            for i in range(players)
+        ],
         "round_result": None,
     }
 
@@ -85,8 +115,14 @@ def measure(view: dict[str, Any], runs: int) -> dict[str, Any]:
         times.append((time.perf_counter() - t) * 1000)
     times.sort()
     size = Image.open(io.BytesIO(data)).size
-    return {"median": statistics.median(times), "p95": times[max(0, round(0.95 * runs) - 1)],
-            "bytes": len(data), "mime": mime, "size": size, "cards": len(view["board"])}
+    return {
+        "median": statistics.median(times),
+        "p95": times[max(0, round(0.95 * runs) - 1)],
+        "bytes": len(data),
+        "mime": mime,
+        "size": size,
+        "cards": len(view["board"]),
+    }
 
 
 def main() -> None:
@@ -101,17 +137,23 @@ def main() -> None:
         "status": "round_over",
         "round_result": {"route": [[x, 0] for x in range(9)]},
     }
-    cases = [(f"typical 10 players mid-round ({source})", typical),
-             ("crowded: 60 cards, 12 players", crowded),
-             ("round end, route highlighted, 10 players", routed)]
-    print(f"Python {platform.python_version()}, {platform.machine()}, font {find_font()}, "
-          f"{args.runs} runs each\n")
+    cases = [
+        (f"typical 10 players mid-round ({source})", typical),
+        ("crowded: 60 cards, 12 players", crowded),
+        ("round end, route highlighted, 10 players", routed),
+    ]
+    print(
+        f"Python {platform.python_version()}, {platform.machine()}, font {find_font()}, "
+        f"{args.runs} runs each\n"
+    )
     print("| board | cards | picture (px) | median ms | p95 ms | bytes | format |")
     print("|---|---|---|---|---|---|---|")
     for name, view in cases:
         r = measure(view, args.runs)
-        print(f"| {name} | {r['cards']} | {r['size'][0]}×{r['size'][1]} | {r['median']:.0f} "
-              f"| {r['p95']:.0f} | {r['bytes']:,} | {r['mime'].split('/')[1]} |")
+        print(
+            f"| {name} | {r['cards']} | {r['size'][0]}×{r['size'][1]} | {r['median']:.0f} "
+            f"| {r['p95']:.0f} | {r['bytes']:,} | {r['mime'].split('/')[1]} |"
+        )
 
 
 if __name__ == "__main__":

@@ -31,24 +31,24 @@ from typing import Any, Final
 
 CARD_W: Final = 100.0
 CARD_H: Final = 150.0
-CARD_RADIUS: Final = 7.0          # rounded corners of the tile
-CARD_GAP: Final = 6.0             # space between neighbouring cells on the board
-BAND_W: Final = 34.0              # tunnel width
-BAND_EDGE_W: Final = 3.0          # darker rim either side of a band
-STUB_LEN: Final = 28.0            # a dead-end stub: this long from the edge, then the cap
-CAP_R: Final = 22.0               # the rock cap closing a stub: half-width across the band
-CAP_DEPTH: Final = 10.0           # ... and half-depth along it (an ellipse)
-BRIDGE_GAP: Final = 9.0           # shadow either side of the upper band of a bridge
-DOOR_AT: Final = 0.45             # gate position: fraction of the way from opening to centre
-DOOR_THICK: Final = 18.0          # gate thickness across the band
-DOOR_BADGE_R: Final = 13.0        # the lettered disc on the gate
-DOOR_OVERHANG: Final = 9.0        # the gate sticks out this far either side of the band
-LADDER_W: Final = 26.0            # width of the ladder glyph at the centre
+CARD_RADIUS: Final = 7.0  # rounded corners of the tile
+CARD_GAP: Final = 6.0  # space between neighbouring cells on the board
+BAND_W: Final = 34.0  # tunnel width
+BAND_EDGE_W: Final = 3.0  # darker rim either side of a band
+STUB_LEN: Final = 28.0  # a dead-end stub: this long from the edge, then the cap
+CAP_R: Final = 22.0  # the rock cap closing a stub: half-width across the band
+CAP_DEPTH: Final = 10.0  # ... and half-depth along it (an ellipse)
+BRIDGE_GAP: Final = 9.0  # shadow either side of the upper band of a bridge
+DOOR_AT: Final = 0.45  # gate position: fraction of the way from opening to centre
+DOOR_THICK: Final = 18.0  # gate thickness across the band
+DOOR_BADGE_R: Final = 13.0  # the lettered disc on the gate
+DOOR_OVERHANG: Final = 9.0  # the gate sticks out this far either side of the band
+LADDER_W: Final = 26.0  # width of the ladder glyph at the centre
 LADDER_H: Final = 48.0
 LADDER_RUNGS: Final = 4
 CRYSTAL_AT: Final = (17.0, 24.0)  # centre of the gem (a rock corner, never on a band)
 CRYSTAL_R: Final = 13.0
-EMPTY_DASH: Final = (6.0, 6.0)    # dash pattern of an empty cell's faint outline
+EMPTY_DASH: Final = (6.0, 6.0)  # dash pattern of an empty cell's faint outline
 
 # Edge midpoints of the card (where openings are) and the centre where bands join.
 CENTRE: Final = (CARD_W / 2, CARD_H / 2)
@@ -65,24 +65,29 @@ OPPOSITE: Final[dict[str, str]] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 # positions are in card units (drawn after the cross); lumps sit at fractions along each
 # edge-to-centre segment of the stone's group.
 GOLD_NUGGETS: Final[tuple[tuple[float, float, float], ...]] = (  # (x, y, radius)
-    (50.0, 75.0, 14.0), (34.0, 60.0, 8.0), (67.0, 92.0, 9.0), (68.0, 61.0, 7.0),
-    (33.0, 90.0, 7.0), (50.0, 40.0, 7.0), (50.0, 112.0, 7.0),
+    (50.0, 75.0, 14.0),
+    (34.0, 60.0, 8.0),
+    (67.0, 92.0, 9.0),
+    (68.0, 61.0, 7.0),
+    (33.0, 90.0, 7.0),
+    (50.0, 40.0, 7.0),
+    (50.0, 112.0, 7.0),
 )
 STONE_LUMPS: Final[tuple[tuple[float, float], ...]] = ((0.45, 10.0), (0.8, 12.0))  # (t, r)
 
 # --- colours --------------------------------------------------------------------------
 
 COLOURS: Final[dict[str, str]] = {
-    "board_bg": "#1f1a17",       # behind the grid (group picture)
-    "rock": "#4a3b33",           # card background
-    "rock_edge": "#2a211c",      # card outline
-    "rock_speck": "#5a4a40",     # texture dots
-    "earth": "#d9a764",          # tunnel band
-    "earth_edge": "#8a5a2b",     # band rim
-    "earth_under": "#b07f45",    # the lower band of a bridge, in the shade
-    "cap": "#6b5a4e",            # rock cap closing a dead end
+    "board_bg": "#1f1a17",  # behind the grid (group picture)
+    "rock": "#4a3b33",  # card background
+    "rock_edge": "#2a211c",  # card outline
+    "rock_speck": "#5a4a40",  # texture dots
+    "earth": "#d9a764",  # tunnel band
+    "earth_edge": "#8a5a2b",  # band rim
+    "earth_under": "#b07f45",  # the lower band of a bridge, in the shade
+    "cap": "#6b5a4e",  # rock cap closing a dead end
     "cap_edge": "#2a211c",
-    "shadow": "#1a1411",         # bridge gap
+    "shadow": "#1a1411",  # bridge gap
     "door_blue": "#1e6fd9",
     "door_green": "#1f9d4a",
     "door_letter": "#ffffff",
@@ -111,8 +116,8 @@ COLOURS: Final[dict[str, str]] = {
     "broken_mark": "#ffffff",
 }
 
-ROUTE_W: Final = 7.0          # width of the route frame around a highlighted cell (card units)
-ROUTE_ALPHA: Final = 0.3     # translucent gold wash over a route cell's bands
+ROUTE_W: Final = 7.0  # width of the route frame around a highlighted cell (card units)
+ROUTE_ALPHA: Final = 0.3  # translucent gold wash over a route cell's bands
 
 # --- icons: simple vector primitives in a unit box 0..1 -------------------------------
 # A primitive is a dict: {"shape": "polygon", "points": [[x, y], ...], "fill": c, "stroke": c,
@@ -128,92 +133,260 @@ _GLASS = "#ffe082"
 
 ICONS: Final[dict[str, list[dict[str, Any]]]] = {
     "pickaxe": [
-        {"shape": "line", "points": [[0.22, 0.9], [0.62, 0.3]], "stroke": _WOOD_DARK,
-         "width": 0.15},
+        {
+            "shape": "line",
+            "points": [[0.22, 0.9], [0.62, 0.3]],
+            "stroke": _WOOD_DARK,
+            "width": 0.15,
+        },
         {"shape": "line", "points": [[0.22, 0.9], [0.62, 0.3]], "stroke": _WOOD, "width": 0.09},
-        {"shape": "polygon", "points": [[0.12, 0.42], [0.3, 0.2], [0.55, 0.1], [0.78, 0.14],
-                                        [0.95, 0.3], [0.98, 0.52], [0.82, 0.33],
-                                        [0.6, 0.26], [0.38, 0.28]],
-         "fill": _METAL, "stroke": _METAL_DARK, "width": 0.04},
+        {
+            "shape": "polygon",
+            "points": [
+                [0.12, 0.42],
+                [0.3, 0.2],
+                [0.55, 0.1],
+                [0.78, 0.14],
+                [0.95, 0.3],
+                [0.98, 0.52],
+                [0.82, 0.33],
+                [0.6, 0.26],
+                [0.38, 0.28],
+            ],
+            "fill": _METAL,
+            "stroke": _METAL_DARK,
+            "width": 0.04,
+        },
     ],
     "lantern": [
         {"shape": "circle", "c": [0.5, 0.16], "r": 0.1, "stroke": _METAL_DARK, "width": 0.05},
-        {"shape": "polygon", "points": [[0.3, 0.3], [0.7, 0.3], [0.62, 0.22], [0.38, 0.22]],
-         "fill": _METAL_DARK, "stroke": _METAL_DARK, "width": 0.03},
-        {"shape": "polygon", "points": [[0.3, 0.3], [0.7, 0.3], [0.7, 0.8], [0.3, 0.8]],
-         "fill": _GLASS, "stroke": _METAL_DARK, "width": 0.06},
-        {"shape": "line", "points": [[0.5, 0.32], [0.5, 0.78]], "stroke": _METAL_DARK,
-         "width": 0.04},
-        {"shape": "polygon", "points": [[0.24, 0.8], [0.76, 0.8], [0.76, 0.9], [0.24, 0.9]],
-         "fill": _METAL_DARK, "stroke": _METAL_DARK, "width": 0.02},
+        {
+            "shape": "polygon",
+            "points": [[0.3, 0.3], [0.7, 0.3], [0.62, 0.22], [0.38, 0.22]],
+            "fill": _METAL_DARK,
+            "stroke": _METAL_DARK,
+            "width": 0.03,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.3, 0.3], [0.7, 0.3], [0.7, 0.8], [0.3, 0.8]],
+            "fill": _GLASS,
+            "stroke": _METAL_DARK,
+            "width": 0.06,
+        },
+        {
+            "shape": "line",
+            "points": [[0.5, 0.32], [0.5, 0.78]],
+            "stroke": _METAL_DARK,
+            "width": 0.04,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.24, 0.8], [0.76, 0.8], [0.76, 0.9], [0.24, 0.9]],
+            "fill": _METAL_DARK,
+            "stroke": _METAL_DARK,
+            "width": 0.02,
+        },
     ],
     "cart": [
-        {"shape": "polygon", "points": [[0.06, 0.28], [0.94, 0.28], [0.82, 0.7], [0.18, 0.7]],
-         "fill": _METAL, "stroke": _METAL_DARK, "width": 0.06},
-        {"shape": "line", "points": [[0.14, 0.42], [0.86, 0.42]], "stroke": _METAL_DARK,
-         "width": 0.04},
-        {"shape": "circle", "c": [0.3, 0.8], "r": 0.11, "fill": _METAL_DARK,
-         "stroke": _METAL_DARK, "width": 0.02},
-        {"shape": "circle", "c": [0.7, 0.8], "r": 0.11, "fill": _METAL_DARK,
-         "stroke": _METAL_DARK, "width": 0.02},
+        {
+            "shape": "polygon",
+            "points": [[0.06, 0.28], [0.94, 0.28], [0.82, 0.7], [0.18, 0.7]],
+            "fill": _METAL,
+            "stroke": _METAL_DARK,
+            "width": 0.06,
+        },
+        {
+            "shape": "line",
+            "points": [[0.14, 0.42], [0.86, 0.42]],
+            "stroke": _METAL_DARK,
+            "width": 0.04,
+        },
+        {
+            "shape": "circle",
+            "c": [0.3, 0.8],
+            "r": 0.11,
+            "fill": _METAL_DARK,
+            "stroke": _METAL_DARK,
+            "width": 0.02,
+        },
+        {
+            "shape": "circle",
+            "c": [0.7, 0.8],
+            "r": 0.11,
+            "fill": _METAL_DARK,
+            "stroke": _METAL_DARK,
+            "width": 0.02,
+        },
     ],
     "trapped": [  # a cage
-        {"shape": "polygon", "points": [[0.14, 0.18], [0.86, 0.18], [0.86, 0.9], [0.14, 0.9]],
-         "fill": "#3e2f26", "stroke": _METAL, "width": 0.07},
+        {
+            "shape": "polygon",
+            "points": [[0.14, 0.18], [0.86, 0.18], [0.86, 0.9], [0.14, 0.9]],
+            "fill": "#3e2f26",
+            "stroke": _METAL,
+            "width": 0.07,
+        },
         {"shape": "line", "points": [[0.32, 0.18], [0.32, 0.9]], "stroke": _METAL, "width": 0.06},
         {"shape": "line", "points": [[0.5, 0.18], [0.5, 0.9]], "stroke": _METAL, "width": 0.06},
         {"shape": "line", "points": [[0.68, 0.18], [0.68, 0.9]], "stroke": _METAL, "width": 0.06},
         {"shape": "circle", "c": [0.5, 0.1], "r": 0.07, "stroke": _METAL, "width": 0.05},
     ],
     "theft": [  # a sack of gold
-        {"shape": "polygon", "points": [[0.38, 0.28], [0.2, 0.48], [0.14, 0.72], [0.26, 0.9],
-                                        [0.74, 0.9], [0.86, 0.72], [0.8, 0.48], [0.62, 0.28]],
-         "fill": "#b5874e", "stroke": _WOOD_DARK, "width": 0.05},
-        {"shape": "polygon", "points": [[0.34, 0.08], [0.66, 0.08], [0.58, 0.26], [0.42, 0.26]],
-         "fill": "#b5874e", "stroke": _WOOD_DARK, "width": 0.05},
-        {"shape": "line", "points": [[0.36, 0.27], [0.64, 0.27]], "stroke": _WOOD_DARK,
-         "width": 0.06},
-        {"shape": "circle", "c": [0.5, 0.64], "r": 0.15, "fill": "#ffcc33", "stroke": "#a06d00",
-         "width": 0.04},
+        {
+            "shape": "polygon",
+            "points": [
+                [0.38, 0.28],
+                [0.2, 0.48],
+                [0.14, 0.72],
+                [0.26, 0.9],
+                [0.74, 0.9],
+                [0.86, 0.72],
+                [0.8, 0.48],
+                [0.62, 0.28],
+            ],
+            "fill": "#b5874e",
+            "stroke": _WOOD_DARK,
+            "width": 0.05,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.34, 0.08], [0.66, 0.08], [0.58, 0.26], [0.42, 0.26]],
+            "fill": "#b5874e",
+            "stroke": _WOOD_DARK,
+            "width": 0.05,
+        },
+        {
+            "shape": "line",
+            "points": [[0.36, 0.27], [0.64, 0.27]],
+            "stroke": _WOOD_DARK,
+            "width": 0.06,
+        },
+        {
+            "shape": "circle",
+            "c": [0.5, 0.64],
+            "r": 0.15,
+            "fill": "#ffcc33",
+            "stroke": "#a06d00",
+            "width": 0.04,
+        },
     ],
     "gold": [  # has gold to steal (Saboteur 2 stealing phase)
-        {"shape": "polygon", "points": [[0.1, 0.78], [0.22, 0.52], [0.45, 0.46], [0.6, 0.6],
-                                        [0.56, 0.86], [0.22, 0.9]],
-         "fill": "#ffcc33", "stroke": "#a06d00", "width": 0.05},
-        {"shape": "polygon", "points": [[0.48, 0.5], [0.6, 0.24], [0.82, 0.2], [0.94, 0.42],
-                                        [0.86, 0.66], [0.62, 0.64]],
-         "fill": "#ffd54a", "stroke": "#a06d00", "width": 0.05},
+        {
+            "shape": "polygon",
+            "points": [
+                [0.1, 0.78],
+                [0.22, 0.52],
+                [0.45, 0.46],
+                [0.6, 0.6],
+                [0.56, 0.86],
+                [0.22, 0.9],
+            ],
+            "fill": "#ffcc33",
+            "stroke": "#a06d00",
+            "width": 0.05,
+        },
+        {
+            "shape": "polygon",
+            "points": [
+                [0.48, 0.5],
+                [0.6, 0.24],
+                [0.82, 0.2],
+                [0.94, 0.42],
+                [0.86, 0.66],
+                [0.62, 0.64],
+            ],
+            "fill": "#ffd54a",
+            "stroke": "#a06d00",
+            "width": 0.05,
+        },
         {"shape": "circle", "c": [0.72, 0.36], "r": 0.05, "fill": "#fff3c4"},
     ],
     "dynamite": [  # the saboteur's badge
-        {"shape": "polygon", "points": [[0.16, 0.42], [0.37, 0.42], [0.37, 0.92], [0.16, 0.92]],
-         "fill": "#d32f2f", "stroke": "#5d0000", "width": 0.04},
-        {"shape": "polygon", "points": [[0.4, 0.42], [0.6, 0.42], [0.6, 0.92], [0.4, 0.92]],
-         "fill": "#e53935", "stroke": "#5d0000", "width": 0.04},
-        {"shape": "polygon", "points": [[0.63, 0.42], [0.84, 0.42], [0.84, 0.92], [0.63, 0.92]],
-         "fill": "#d32f2f", "stroke": "#5d0000", "width": 0.04},
-        {"shape": "line", "points": [[0.14, 0.67], [0.86, 0.67]], "stroke": "#3e2723",
-         "width": 0.07},
-        {"shape": "line", "points": [[0.5, 0.42], [0.55, 0.26], [0.7, 0.17]], "stroke": "#3e2723",
-         "width": 0.04},
-        {"shape": "circle", "c": [0.75, 0.14], "r": 0.08, "fill": "#ffd54a", "stroke": "#ff6f00",
-         "width": 0.03},
+        {
+            "shape": "polygon",
+            "points": [[0.16, 0.42], [0.37, 0.42], [0.37, 0.92], [0.16, 0.92]],
+            "fill": "#d32f2f",
+            "stroke": "#5d0000",
+            "width": 0.04,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.4, 0.42], [0.6, 0.42], [0.6, 0.92], [0.4, 0.92]],
+            "fill": "#e53935",
+            "stroke": "#5d0000",
+            "width": 0.04,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.63, 0.42], [0.84, 0.42], [0.84, 0.92], [0.63, 0.92]],
+            "fill": "#d32f2f",
+            "stroke": "#5d0000",
+            "width": 0.04,
+        },
+        {
+            "shape": "line",
+            "points": [[0.14, 0.67], [0.86, 0.67]],
+            "stroke": "#3e2723",
+            "width": 0.07,
+        },
+        {
+            "shape": "line",
+            "points": [[0.5, 0.42], [0.55, 0.26], [0.7, 0.17]],
+            "stroke": "#3e2723",
+            "width": 0.04,
+        },
+        {
+            "shape": "circle",
+            "c": [0.75, 0.14],
+            "r": 0.08,
+            "fill": "#ffd54a",
+            "stroke": "#ff6f00",
+            "width": 0.03,
+        },
     ],
     "crown": [  # the boss's badge
-        {"shape": "polygon", "points": [[0.12, 0.78], [0.1, 0.3], [0.32, 0.52], [0.5, 0.2],
-                                        [0.68, 0.52], [0.9, 0.3], [0.88, 0.78]],
-         "fill": "#ffcc33", "stroke": "#a06d00", "width": 0.05},
-        {"shape": "polygon", "points": [[0.12, 0.76], [0.88, 0.76], [0.88, 0.9], [0.12, 0.9]],
-         "fill": "#ffb300", "stroke": "#a06d00", "width": 0.05},
+        {
+            "shape": "polygon",
+            "points": [
+                [0.12, 0.78],
+                [0.1, 0.3],
+                [0.32, 0.52],
+                [0.5, 0.2],
+                [0.68, 0.52],
+                [0.9, 0.3],
+                [0.88, 0.78],
+            ],
+            "fill": "#ffcc33",
+            "stroke": "#a06d00",
+            "width": 0.05,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.12, 0.76], [0.88, 0.76], [0.88, 0.9], [0.12, 0.9]],
+            "fill": "#ffb300",
+            "stroke": "#a06d00",
+            "width": 0.05,
+        },
         {"shape": "circle", "c": [0.5, 0.6], "r": 0.07, "fill": "#e53935"},
         {"shape": "circle", "c": [0.28, 0.64], "r": 0.05, "fill": "#1e6fd9"},
         {"shape": "circle", "c": [0.72, 0.64], "r": 0.05, "fill": "#1f9d4a"},
     ],
     "crystal": [  # the geologist's badge; same gem as on crystal cards
-        {"shape": "polygon", "points": [[0.5, 0.08], [0.88, 0.38], [0.5, 0.94], [0.12, 0.38]],
-         "fill": "#7ff0ff", "stroke": "#0b4a5a", "width": 0.06},
-        {"shape": "polygon", "points": [[0.12, 0.38], [0.88, 0.38], [0.5, 0.94]],
-         "fill": "#1aa6c4", "stroke": "#0b4a5a", "width": 0.04},
+        {
+            "shape": "polygon",
+            "points": [[0.5, 0.08], [0.88, 0.38], [0.5, 0.94], [0.12, 0.38]],
+            "fill": "#7ff0ff",
+            "stroke": "#0b4a5a",
+            "width": 0.06,
+        },
+        {
+            "shape": "polygon",
+            "points": [[0.12, 0.38], [0.88, 0.38], [0.5, 0.94]],
+            "fill": "#1aa6c4",
+            "stroke": "#0b4a5a",
+            "width": 0.04,
+        },
     ],
 }
 # Broken tool: the icon in its own colours on a red disc (BROKEN_BACK), with a crack on top
@@ -221,13 +394,23 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
 BROKEN_FILL: Final = "#e53935"
 BROKEN_STROKE: Final = "#7f0000"
 BROKEN_BACK: Final[list[dict[str, Any]]] = [
-    {"shape": "circle", "c": [0.5, 0.5], "r": 0.47, "fill": BROKEN_FILL, "stroke": BROKEN_STROKE,
-     "width": 0.05},
+    {
+        "shape": "circle",
+        "c": [0.5, 0.5],
+        "r": 0.47,
+        "fill": BROKEN_FILL,
+        "stroke": BROKEN_STROKE,
+        "width": 0.05,
+    },
 ]
 BROKEN_CROSS: Final[list[dict[str, Any]]] = [
     {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": "#ffffff", "width": 0.16},
-    {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": BROKEN_STROKE,
-     "width": 0.08},
+    {
+        "shape": "line",
+        "points": [[0.86, 0.14], [0.14, 0.86]],
+        "stroke": BROKEN_STROKE,
+        "width": 0.08,
+    },
 ]
 
 # What lies in front of a player (view ``in_front``) -> (icon, broken).
@@ -259,10 +442,10 @@ DOORS: Final[dict[str, dict[str, str]]] = {
 
 # --- the group picture (pixels) -------------------------------------------------------
 
-PICTURE_MAX_SIDE: Final = 1280     # long side of the group picture, at most
-PICTURE_CELL_MAX_W: Final = 96     # cell width in pixels when the board is small
-PICTURE_CELL_MIN_W: Final = 44     # below this, cards stop being readable on a phone
-PICTURE_MARGIN_CELLS: Final = 1    # empty cells shown around the cards in play
+PICTURE_MAX_SIDE: Final = 1280  # long side of the group picture, at most
+PICTURE_CELL_MAX_W: Final = 96  # cell width in pixels when the board is small
+PICTURE_CELL_MIN_W: Final = 44  # below this, cards stop being readable on a phone
+PICTURE_MARGIN_CELLS: Final = 1  # empty cells shown around the cards in play
 
 
 def rotate_edge(edge: str, rotated: bool) -> str:
@@ -274,13 +457,28 @@ def look_json() -> dict[str, Any]:
     """Everything above as one JSON-ready dict, for the Mini App page (``cards.js``)."""
     return {
         "card": {
-            "w": CARD_W, "h": CARD_H, "radius": CARD_RADIUS, "gap": CARD_GAP,
-            "band_w": BAND_W, "band_edge_w": BAND_EDGE_W, "stub_len": STUB_LEN,
-            "cap_r": CAP_R, "cap_depth": CAP_DEPTH, "bridge_gap": BRIDGE_GAP, "door_at": DOOR_AT,
-            "door_thick": DOOR_THICK, "door_overhang": DOOR_OVERHANG, "door_badge_r": DOOR_BADGE_R,
-            "ladder_w": LADDER_W, "ladder_h": LADDER_H, "ladder_rungs": LADDER_RUNGS,
-            "crystal_at": list(CRYSTAL_AT), "crystal_r": CRYSTAL_R,
-            "empty_dash": list(EMPTY_DASH), "route_w": ROUTE_W, "route_alpha": ROUTE_ALPHA,
+            "w": CARD_W,
+            "h": CARD_H,
+            "radius": CARD_RADIUS,
+            "gap": CARD_GAP,
+            "band_w": BAND_W,
+            "band_edge_w": BAND_EDGE_W,
+            "stub_len": STUB_LEN,
+            "cap_r": CAP_R,
+            "cap_depth": CAP_DEPTH,
+            "bridge_gap": BRIDGE_GAP,
+            "door_at": DOOR_AT,
+            "door_thick": DOOR_THICK,
+            "door_overhang": DOOR_OVERHANG,
+            "door_badge_r": DOOR_BADGE_R,
+            "ladder_w": LADDER_W,
+            "ladder_h": LADDER_H,
+            "ladder_rungs": LADDER_RUNGS,
+            "crystal_at": list(CRYSTAL_AT),
+            "crystal_r": CRYSTAL_R,
+            "empty_dash": list(EMPTY_DASH),
+            "route_w": ROUTE_W,
+            "route_alpha": ROUTE_ALPHA,
             "centre": list(CENTRE),
             "edges": {k: list(v) for k, v in EDGE_POINTS.items()},
             "gold_nuggets": [list(n) for n in GOLD_NUGGETS],
@@ -288,9 +486,12 @@ def look_json() -> dict[str, Any]:
         },
         "colours": dict(COLOURS),
         "icons": {k: [dict(p) for p in v] for k, v in ICONS.items()},
-        "broken": {"fill": BROKEN_FILL, "stroke": BROKEN_STROKE,
-                   "back": [dict(p) for p in BROKEN_BACK],
-                   "cross": [dict(p) for p in BROKEN_CROSS]},
+        "broken": {
+            "fill": BROKEN_FILL,
+            "stroke": BROKEN_STROKE,
+            "back": [dict(p) for p in BROKEN_BACK],
+            "cross": [dict(p) for p in BROKEN_CROSS],
+        },
         "in_front": {k: {"icon": v[0], "broken": v[1]} for k, v in IN_FRONT_ICONS.items()},
         "roles": {k: dict(v) for k, v in ROLES.items()},
         "doors": {k: dict(v) for k, v in DOORS.items()},

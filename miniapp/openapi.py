@@ -45,8 +45,10 @@ CATALOGUE: dict[str, Any] = {
             "type": "object",
             "additionalProperties": {"type": "object"},
         },
-        "look": {"description": "the shared drawing geometry (core.look)",
-                 "type": ["object", "null"]},
+        "look": {
+            "description": "the shared drawing geometry (core.look)",
+            "type": ["object", "null"],
+        },
         "names": {
             "description": "by the page's language code (en, zh-hans, zh-hant): the names "
             "of cards and roles, the bot's own",
@@ -194,9 +196,7 @@ def _schemas() -> dict[str, Any]:
                 "game_id": {"type": "string"},
                 "version": {"type": "integer"},
                 "status": {
-                    "enum": [
-                        "lobby", "playing", "stealing", "round_over", "finished", "cancelled"
-                    ]
+                    "enum": ["lobby", "playing", "stealing", "round_over", "finished", "cancelled"]
                 },
                 "autostart_at": {
                     "type": ["string", "null"],

@@ -72,15 +72,19 @@ def _api_base(url: str) -> tuple[str, str]:
     return root + "/bot", root + "/file/bot"
 
 
-def build_application(settings: Settings, service: Any,
-                      options: BotOptions | None = None) -> Application:
+def build_application(
+    settings: Settings, service: Any, options: BotOptions | None = None
+) -> Application:
     """The PTB Application with every handler; game state stays in the service."""
     if not settings.telegram_bot_token:
         raise ValueError("TELEGRAM_BOT_TOKEN is required for the bot")
     opts = options or BotOptions()
-    builder = (ApplicationBuilder().token(settings.telegram_bot_token)
-               .rate_limiter(AIORateLimiter(max_retries=opts.max_retries))
-               .concurrent_updates(True))
+    builder = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token)
+        .rate_limiter(AIORateLimiter(max_retries=opts.max_retries))
+        .concurrent_updates(True)
+    )
     if settings.telegram_api_base_url:
         base, files = _api_base(settings.telegram_api_base_url)
         builder = builder.base_url(base).base_file_url(files)
@@ -89,10 +93,12 @@ def build_application(settings: Settings, service: Any,
     else:
         builder = builder.get_updates_read_timeout(opts.poll_timeout + 10)
     application = builder.build()
-    runtime = Runtime(store=getattr(service, "store", None), burst=opts.group_burst,
-                      period=opts.group_period_s)
-    deps = BotDeps(settings, ServicePort(service), runtime,
-                   bot_username=settings.bot_username or "")
+    runtime = Runtime(
+        store=getattr(service, "store", None), burst=opts.group_burst, period=opts.group_period_s
+    )
+    deps = BotDeps(
+        settings, ServicePort(service), runtime, bot_username=settings.bot_username or ""
+    )
     deps.extra["options"] = opts
     application.bot_data["deps"] = deps
     add_handlers(application)
@@ -147,12 +153,15 @@ async def start_bot(application: Application, settings: Settings) -> None:
     await setup_bot(application)
     await application.start()
     if settings.webhook_url:
-        await application.bot.set_webhook(settings.webhook_url,
-                                          secret_token=settings.webhook_secret,
-                                          allowed_updates=Update.ALL_TYPES)
+        await application.bot.set_webhook(
+            settings.webhook_url,
+            secret_token=settings.webhook_secret,
+            allowed_updates=Update.ALL_TYPES,
+        )
     elif application.updater is not None:
-        await application.updater.start_polling(poll_interval=0.0, timeout=opts.poll_timeout,
-                                                allowed_updates=Update.ALL_TYPES)
+        await application.updater.start_polling(
+            poll_interval=0.0, timeout=opts.poll_timeout, allowed_updates=Update.ALL_TYPES
+        )
 
 
 async def stop_bot(application: Application) -> None:
@@ -175,24 +184,28 @@ async def run_bot(application: Application, settings: Settings) -> None:
         await stop_bot(application)
 
 
-def webhook_route(application: Application, secret: str | None
-                  ) -> Callable[[web.Request], Awaitable[web.Response]]:
+def webhook_route(
+    application: Application, secret: str | None
+) -> Callable[[web.Request], Awaitable[web.Response]]:
     """aiohttp handler: check Telegram's secret header, queue the update, answer 200."""
 
     async def handle(request: web.Request) -> web.Response:
         if secret is not None:
             got = request.headers.get(SECRET_HEADER, "")
             if not hmac.compare_digest(got.encode(), secret.encode()):
-                return web.json_response({"error": {"code": "forbidden",
-                                                    "message": "bad secret token"}}, status=403)
+                return web.json_response(
+                    {"error": {"code": "forbidden", "message": "bad secret token"}}, status=403
+                )
         try:
             data = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return web.json_response({"error": {"code": "bad_request",
-                                                "message": "body is not JSON"}}, status=400)
+            return web.json_response(
+                {"error": {"code": "bad_request", "message": "body is not JSON"}}, status=400
+            )
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return web.json_response({"error": {"code": "bad_request",
-                                                "message": "not an update"}}, status=400)
+            return web.json_response(
+                {"error": {"code": "bad_request", "message": "not an update"}}, status=400
+            )
         update = Update.de_json(data, application.bot)
         await application.update_queue.put(update)
         return web.json_response({"ok": True})
@@ -210,8 +223,9 @@ def attach_bot(web_app: web.Application, application: Application, settings: Set
     """Mount the webhook route (webhook mode) and run the bot with the web server."""
     web_app[BOT_KEY] = application
     if settings.webhook_url:
-        web_app.router.add_post(webhook_path(settings),
-                                webhook_route(application, settings.webhook_secret))
+        web_app.router.add_post(
+            webhook_path(settings), webhook_route(application, settings.webhook_secret)
+        )
 
     async def lifecycle(_app: web.Application) -> AsyncIterator[None]:
         await start_bot(application, settings)

@@ -33,7 +33,7 @@ def secrets_alert(t: Translator, view: dict) -> str:
     if len(text) <= ALERT_MAX:
         return text
     tail = "\n" + t.gettext("More in our private chat.")
-    return text[:ALERT_MAX - len(tail) - 1] + "…" + tail
+    return text[: ALERT_MAX - len(tail) - 1] + "…" + tail
 
 
 async def resolve_game(update: Update, deps: BotDeps, prefix: str) -> str | None:

@@ -29,8 +29,8 @@ from core.look import CARD_H, CARD_W, COLOURS
 from telegram_bot import card_art
 from telegram_bot.fonts import Font, load_font, printable
 
-SS = 2                      # supersampling factor
-PNG_COLOURS = 128           # palette of the PNG candidate
+SS = 2  # supersampling factor
+PNG_COLOURS = 128  # palette of the PNG candidate
 LABELS_EN: dict[str, str] = {
     "round": "Round {round}/{rounds}",
     "deck": "Deck {deck}",
@@ -72,40 +72,56 @@ def _public(view: Mapping[str, Any]) -> dict[str, Any]:
 
     Idempotent: ``_public(_public(v))`` draws the same picture as ``v``.
     """
+
     def num(v: Any) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) else None
 
     def at(c: Any) -> bool:  # a well-formed cell entry (anything else is skipped)
-        return isinstance(c, Mapping) and num(c.get("x")) is not None \
-            and num(c.get("y")) is not None
+        return (
+            isinstance(c, Mapping) and num(c.get("x")) is not None and num(c.get("y")) is not None
+        )
 
     def point(p: Any) -> bool:
         return isinstance(p, list | tuple) and len(p) == 2 and all(num(v) is not None for v in p)
 
     board = [
         {"x": c["x"], "y": c["y"], "card": str(c.get("card")), "rotated": bool(c.get("rotated"))}
-        for c in view.get("board") or [] if at(c)
+        for c in view.get("board") or []
+        if at(c)
     ]
     goals = [
-        {"x": g["x"], "y": g["y"], "revealed": bool(g.get("revealed")),
-         "kind": g.get("kind") if g.get("revealed") else None}
-        for g in view.get("goals") or [] if at(g)
+        {
+            "x": g["x"],
+            "y": g["y"],
+            "revealed": bool(g.get("revealed")),
+            "kind": g.get("kind") if g.get("revealed") else None,
+        }
+        for g in view.get("goals") or []
+        if at(g)
     ]
     seats = [
-        {"seat": num(s.get("seat")), "name": str(s.get("name") or f"#{i + 1}"),
-         "computer_no": num(s.get("computer_no")),
-         "hand_size": num(s.get("hand_size")),
-         "has_gold": s.get("has_gold") is True,   # public in Saboteur 2 (someone to rob)
-         "in_front": [str(k) for k in s.get("in_front") or [] if str(k) in look.IN_FRONT_ICONS]}
-        for i, s in enumerate(view.get("seats") or []) if isinstance(s, Mapping)
+        {
+            "seat": num(s.get("seat")),
+            "name": str(s.get("name") or f"#{i + 1}"),
+            "computer_no": num(s.get("computer_no")),
+            "hand_size": num(s.get("hand_size")),
+            "has_gold": s.get("has_gold") is True,  # public in Saboteur 2 (someone to rob)
+            "in_front": [str(k) for k in s.get("in_front") or [] if str(k) in look.IN_FRONT_ICONS],
+        }
+        for i, s in enumerate(view.get("seats") or [])
+        if isinstance(s, Mapping)
     ]
     result = view.get("round_result")
     route = result.get("route") if isinstance(result, Mapping) else None
     route = [p for p in route if point(p)] if isinstance(route, list) else []
     return {
-        "board": board, "goals": goals, "seats": seats,
-        "current_seat": num(view.get("current_seat")), "round": num(view.get("round")),
-        "rounds": num(view.get("rounds")), "deck_size": num(view.get("deck_size")),
+        "board": board,
+        "goals": goals,
+        "seats": seats,
+        "current_seat": num(view.get("current_seat")),
+        "round": num(view.get("round")),
+        "rounds": num(view.get("rounds")),
+        "deck_size": num(view.get("deck_size")),
         "status": str(view.get("status") or ""),
         "route": [(p[0], p[1]) for p in route],
         "round_result": {"route": [[p[0], p[1]] for p in route]} if route else None,
@@ -143,8 +159,10 @@ class _Layout:
 
     def cell(self, x: int, y: int) -> tuple[float, float]:
         """Top-left pixel of cell (x, y), supersampled."""
-        return ((self.board_left + (x - self.x0) * self.pitch_x) * self.ss,
-                (self.board_top + (y - self.y0) * self.pitch_y) * self.ss)
+        return (
+            (self.board_left + (x - self.x0) * self.pitch_x) * self.ss,
+            (self.board_top + (y - self.y0) * self.pitch_y) * self.ss,
+        )
 
 
 def _extent(pub: Mapping[str, Any]) -> tuple[int, int, int, int]:
@@ -157,8 +175,13 @@ def _extent(pub: Mapping[str, Any]) -> tuple[int, int, int, int]:
     return min(xs) - m, min(ys) - m, max(xs) + m, max(ys) + m
 
 
-def _draw_board(img: Image.Image, draw: ImageDraw.ImageDraw, pub: Mapping[str, Any],
-                lay: _Layout, override: str | None) -> None:
+def _draw_board(
+    img: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    pub: Mapping[str, Any],
+    lay: _Layout,
+    override: str | None,
+) -> None:
     cards = catalogue()
     s = lay.cw * lay.ss / CARD_W
     letter = load_font(max(8, round(look.DOOR_BADGE_R * 1.5 * s)), bold=True, override=override)
@@ -178,14 +201,18 @@ def _draw_board(img: Image.Image, draw: ImageDraw.ImageDraw, pub: Mapping[str, A
                     card_art.draw_card(pen, card, entry["rotated"], letter)
             elif (x, y) in backs:
                 card_art.draw_goal_back(pen, qmark)
-            elif any((x + dx, y + dy) in occupied
-                     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
+            elif any((x + dx, y + dy) in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 card_art.draw_empty(pen)
     _draw_route(img, draw, pub["route"], lay, s)
 
 
-def _draw_route(img: Image.Image, draw: ImageDraw.ImageDraw, route: list[tuple[int, int]],
-                lay: _Layout, s: float) -> None:
+def _draw_route(
+    img: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    route: list[tuple[int, int]],
+    lay: _Layout,
+    s: float,
+) -> None:
     """The gold's route at round end: a gold wash and frame on every cell of it."""
     w, h = round(CARD_W * s), round(CARD_H * s)
     gold = Image.new("RGB", (w, h), COLOURS["route"])
@@ -195,8 +222,12 @@ def _draw_route(img: Image.Image, draw: ImageDraw.ImageDraw, route: list[tuple[i
         px, py = (round(v) for v in lay.cell(x, y))
         region = img.crop((px, py, px + w, py + h))
         img.paste(Image.blend(region, gold, look.ROUTE_ALPHA), (px, py))
-        draw.rounded_rectangle((px, py, px + w, py + h), radius=look.CARD_RADIUS * s,
-                               outline=COLOURS["route"], width=max(2, round(look.ROUTE_W * s)))
+        draw.rounded_rectangle(
+            (px, py, px + w, py + h),
+            radius=look.CARD_RADIUS * s,
+            outline=COLOURS["route"],
+            width=max(2, round(look.ROUTE_W * s)),
+        )
 
 
 def _fit(draw: ImageDraw.ImageDraw, text: str, font: Font, width: float) -> str:
@@ -208,8 +239,13 @@ def _fit(draw: ImageDraw.ImageDraw, text: str, font: Font, width: float) -> str:
     return text + "…"
 
 
-def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
-                labels: Mapping[str, str], override: str | None) -> None:
+def _draw_strip(
+    draw: ImageDraw.ImageDraw,
+    pub: Mapping[str, Any],
+    lay: _Layout,
+    labels: Mapping[str, str],
+    override: str | None,
+) -> None:
     ss, fp = lay.ss, lay.font_px * lay.ss
     font = load_font(fp, override=override)
     bold = load_font(fp, bold=True, override=override)
@@ -223,8 +259,13 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
     if labels.get(pub["status"]):
         parts.append(labels[pub["status"]])
     hy = top + lay.header * ss / 2
-    draw.text((lay.pad * ss, hy), "   ·   ".join(parts), fill=COLOURS["strip_text"],
-              font=bold, anchor="lm")
+    draw.text(
+        (lay.pad * ss, hy),
+        "   ·   ".join(parts),
+        fill=COLOURS["strip_text"],
+        font=bold,
+        anchor="lm",
+    )
     col_w = (lay.width - 2 * lay.pad) / max(1, lay.cols) * ss
     row_h = lay.row_h * ss
     for i, seat in enumerate(pub["seats"]):
@@ -234,11 +275,16 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
         mid = y + row_h / 2
         turn = seat["seat"] is not None and seat["seat"] == pub["current_seat"]
         if turn:
-            draw.rounded_rectangle((x, y + 3 * ss, x + col_w - 8 * ss, y + row_h - 3 * ss),
-                                   radius=row_h / 4, fill=COLOURS["turn"])
+            draw.rounded_rectangle(
+                (x, y + 3 * ss, x + col_w - 8 * ss, y + row_h - 3 * ss),
+                radius=row_h / 4,
+                fill=COLOURS["turn"],
+            )
             tri = fp * 0.35
-            draw.polygon([(x + 8 * ss, mid - tri), (x + 8 * ss + tri * 1.5, mid),
-                          (x + 8 * ss, mid + tri)], fill=COLOURS["strip_bg"])
+            draw.polygon(
+                [(x + 8 * ss, mid - tri), (x + 8 * ss + tri * 1.5, mid), (x + 8 * ss, mid + tri)],
+                fill=COLOURS["strip_bg"],
+            )
         ink = COLOURS["strip_bg"] if turn else COLOURS["strip_text"]
         hint = COLOURS["strip_bg"] if turn else COLOURS["strip_hint"]
         icons = [look.IN_FRONT_ICONS[k] for k in seat["in_front"]]
@@ -257,15 +303,21 @@ def _draw_strip(draw: ImageDraw.ImageDraw, pub: Mapping[str, Any], lay: _Layout,
             draw.text((right, mid), txt, fill=hint, font=font, anchor="lm")
             cw, ch = fp * 0.55, fp * 0.8
             right -= cw + 6 * ss
-            draw.rounded_rectangle((right, mid - ch / 2, right + cw, mid + ch / 2),
-                                   radius=3 * ss, fill=COLOURS["goal_back"],
-                                   outline=COLOURS["goal_back_edge"], width=max(1, 2 * ss))
+            draw.rounded_rectangle(
+                (right, mid - ch / 2, right + cw, mid + ch / 2),
+                radius=3 * ss,
+                fill=COLOURS["goal_back"],
+                outline=COLOURS["goal_back_edge"],
+                width=max(1, 2 * ss),
+            )
         left = x + (8 * ss + fp * 0.8 if turn else 8 * ss)
         face = bold if turn else font
-        label = (labels["computer"].format(n=seat["computer_no"])
-                 if seat["computer_no"] is not None else seat["name"])
-        name = _fit(draw, printable(label, face) or f"#{i + 1}", face,
-                    right - left - 10 * ss)
+        label = (
+            labels["computer"].format(n=seat["computer_no"])
+            if seat["computer_no"] is not None
+            else seat["name"]
+        )
+        name = _fit(draw, printable(label, face) or f"#{i + 1}", face, right - left - 10 * ss)
         draw.text((left, mid), name, fill=ink, font=bold if turn else font, anchor="lm")
 
 
@@ -284,8 +336,12 @@ def _encode(img: Image.Image) -> tuple[bytes, str]:
     return png.getvalue(), "image/png"
 
 
-def render_board(view: Mapping[str, Any], *, font_path: str | None = None,
-                 labels: Mapping[str, str] | None = None) -> tuple[bytes, str]:
+def render_board(
+    view: Mapping[str, Any],
+    *,
+    font_path: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> tuple[bytes, str]:
     """The board picture of a spectator ``view``: (bytes, mime type).
 
     ``font_path`` overrides the font (Settings.board_font / BOARD_FONT); ``labels`` are the
@@ -298,7 +354,7 @@ def render_board(view: Mapping[str, Any], *, font_path: str | None = None,
     draw = ImageDraw.Draw(big)
     _draw_board(big, draw, pub, lay, font_path)
     _draw_strip(draw, pub, lay, words, font_path)
-    img = big.reduce(SS)   # area average: the anti-aliasing, and much faster than LANCZOS
+    img = big.reduce(SS)  # area average: the anti-aliasing, and much faster than LANCZOS
     return _encode(img)
 
 
@@ -307,15 +363,23 @@ _CACHE_SIZE = 32
 _INFLIGHT: dict[tuple[Any, ...], asyncio.Task[tuple[bytes, str]]] = {}
 
 
-async def render_board_async(view: Mapping[str, Any], *, font_path: str | None = None,
-                             labels: Mapping[str, str] | None = None) -> tuple[bytes, str]:
+async def render_board_async(
+    view: Mapping[str, Any],
+    *,
+    font_path: str | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> tuple[bytes, str]:
     """``render_board`` off the event loop, cached per (game_id, version, font, labels).
 
     Two callers asking for the same version at once share one rendering (the debounced
     board message and a refresh button often coincide).
     """
-    key = (view.get("game_id"), view.get("version"), font_path,
-           tuple(sorted((labels or {}).items())))
+    key = (
+        view.get("game_id"),
+        view.get("version"),
+        font_path,
+        tuple(sorted((labels or {}).items())),
+    )
     if key[0] is None or key[1] is None:
         return await asyncio.to_thread(render_board, view, font_path=font_path, labels=labels)
     if key in _CACHE:
@@ -323,9 +387,10 @@ async def render_board_async(view: Mapping[str, Any], *, font_path: str | None =
         return _CACHE[key]
     task = _INFLIGHT.get(key)
     if task is None:
-        snapshot = _public(view)   # the view may change while the thread runs
+        snapshot = _public(view)  # the view may change while the thread runs
         task = asyncio.ensure_future(
-            asyncio.to_thread(render_board, snapshot, font_path=font_path, labels=labels))
+            asyncio.to_thread(render_board, snapshot, font_path=font_path, labels=labels)
+        )
         _INFLIGHT[key] = task
         try:
             result = await asyncio.shield(task)

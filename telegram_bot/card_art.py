@@ -42,23 +42,49 @@ class Pen:
         return a, b, c, d
 
     def rect(self, b: Box, fill: str, outline: str | None = None, width: float = 0) -> None:
-        self.d.rectangle(self.box(*b), fill=fill, outline=outline,
-                         width=max(1, round(width * self.s)) if outline else 0)
+        self.d.rectangle(
+            self.box(*b),
+            fill=fill,
+            outline=outline,
+            width=max(1, round(width * self.s)) if outline else 0,
+        )
 
-    def ellipse(self, cx: float, cy: float, rx: float, ry: float, fill: str | None,
-                outline: str | None = None, width: float = 0) -> None:
-        self.d.ellipse(self.box(cx - rx, cy - ry, cx + rx, cy + ry), fill=fill,
-                       outline=outline, width=max(1, round(width * self.s)) if outline else 0)
+    def ellipse(
+        self,
+        cx: float,
+        cy: float,
+        rx: float,
+        ry: float,
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 0,
+    ) -> None:
+        self.d.ellipse(
+            self.box(cx - rx, cy - ry, cx + rx, cy + ry),
+            fill=fill,
+            outline=outline,
+            width=max(1, round(width * self.s)) if outline else 0,
+        )
 
-    def polygon(self, pts: Sequence[tuple[float, float]], fill: str | None,
-                outline: str | None = None, width: float = 0) -> None:
+    def polygon(
+        self,
+        pts: Sequence[tuple[float, float]],
+        fill: str | None,
+        outline: str | None = None,
+        width: float = 0,
+    ) -> None:
         xy = [self.pt(*p) for p in pts]
-        self.d.polygon(xy, fill=fill, outline=outline,
-                       width=max(1, round(width * self.s)) if outline else 0)
+        self.d.polygon(
+            xy, fill=fill, outline=outline, width=max(1, round(width * self.s)) if outline else 0
+        )
 
     def line(self, pts: Sequence[tuple[float, float]], fill: str, width: float) -> None:
-        self.d.line([self.pt(*p) for p in pts], fill=fill, width=max(1, round(width * self.s)),
-                    joint="curve")
+        self.d.line(
+            [self.pt(*p) for p in pts],
+            fill=fill,
+            width=max(1, round(width * self.s)),
+            joint="curve",
+        )
 
 
 def _segment(edge: str, end: float) -> Box:
@@ -88,8 +114,9 @@ def _to_centre(edge: str) -> float:
     return (CARD_H / 2 if edge in "NS" else CARD_W / 2) + BAND_W / 2
 
 
-def _bands(pen: Pen, edges: Sequence[str], depth: float | None = None,
-           earth: str = COLOURS["earth"]) -> None:
+def _bands(
+    pen: Pen, edges: Sequence[str], depth: float | None = None, earth: str = COLOURS["earth"]
+) -> None:
     """Bands from ``edges`` to the centre, joined: all rims first, then all fills."""
     for e in edges:
         pen.rect(_grow(_segment(e, depth or _to_centre(e)), BAND_EDGE_W, e), COLOURS["earth_edge"])
@@ -115,8 +142,13 @@ def _curve(pen: Pen, group: str) -> None:
     rim = (COLOURS["earth_edge"], BAND_W + 2 * BAND_EDGE_W)
     for colour, w in (rim, (COLOURS["earth"], BAND_W)):
         h = w / 2
-        pen.d.arc(pen.box(kx - rx - h, ky - ry - h, kx + rx + h, ky + ry + h), a0, a1,
-                  fill=colour, width=max(1, round(w * pen.s)))
+        pen.d.arc(
+            pen.box(kx - rx - h, ky - ry - h, kx + rx + h, ky + ry + h),
+            a0,
+            a1,
+            fill=colour,
+            width=max(1, round(w * pen.s)),
+        )
 
 
 def _door(pen: Pen, edge: str, colour: str, letter: str, font: Font | None) -> None:
@@ -130,8 +162,12 @@ def _door(pen: Pen, edge: str, colour: str, letter: str, font: Font | None) -> N
     pen.rect(b, colour, COLOURS["door_edge"], 2)
     for k in (-0.62, 0.62):  # the gate's two hinge posts, dark: shape as well as colour
         px, py = (gx + k * h, gy) if edge in "NS" else (gx, gy + k * h)
-        pen.rect((px - 2.5, py - th, px + 2.5, py + th) if edge in "NS"
-                 else (px - th, py - 2.5, px + th, py + 2.5), COLOURS["door_edge"])
+        pen.rect(
+            (px - 2.5, py - th, px + 2.5, py + th)
+            if edge in "NS"
+            else (px - th, py - 2.5, px + th, py + 2.5),
+            COLOURS["door_edge"],
+        )
     r = look.DOOR_BADGE_R
     pen.ellipse(gx, gy, r, r, colour, COLOURS["door_letter"], 2.5)
     if font is not None:
@@ -154,10 +190,15 @@ def _gem(pen: Pen, x: float, y: float) -> None:
     r = look.CRYSTAL_R
     outer = [(x, y - r), (x + r, y - r * 0.2), (x, y + r * 1.1), (x - r, y - r * 0.2)]
     pen.polygon(outer, COLOURS["crystal"], COLOURS["crystal_edge"], 2)
-    pen.polygon([(x - r, y - r * 0.2), (x + r, y - r * 0.2), (x, y + r * 1.1)],
-                COLOURS["crystal_dark"], COLOURS["crystal_edge"], 1.5)
-    pen.polygon([(x - r * 0.35, y - r * 0.55), (x, y - r * 0.8), (x + r * 0.1, y - r * 0.45)],
-                "#ffffff")
+    pen.polygon(
+        [(x - r, y - r * 0.2), (x + r, y - r * 0.2), (x, y + r * 1.1)],
+        COLOURS["crystal_dark"],
+        COLOURS["crystal_edge"],
+        1.5,
+    )
+    pen.polygon(
+        [(x - r * 0.35, y - r * 0.55), (x, y - r * 0.8), (x + r * 0.1, y - r * 0.45)], "#ffffff"
+    )
 
 
 def draw_card(pen: Pen, card: Card, rotated: bool, font: Font | None) -> None:
@@ -167,16 +208,20 @@ def draw_card(pen: Pen, card: Card, rotated: bool, font: Font | None) -> None:
     # start and ladder cards are sources: a ladder drawn, one-edge groups conduct (cards.json
     # says ladder=true; the engine's catalogue says source=true)
     ladder = bool(card.get("ladder") or card.get("source") or card.get("kind") == "start")
-    pen.d.rounded_rectangle(pen.box(0, 0, CARD_W, CARD_H), radius=look.CARD_RADIUS * pen.s,
-                            fill=COLOURS["rock"], outline=COLOURS["rock_edge"],
-                            width=max(1, round(2 * pen.s)))
+    pen.d.rounded_rectangle(
+        pen.box(0, 0, CARD_W, CARD_H),
+        radius=look.CARD_RADIUS * pen.s,
+        fill=COLOURS["rock"],
+        outline=COLOURS["rock_edge"],
+        width=max(1, round(2 * pen.s)),
+    )
     multi = [g for g in groups if len(g) > 1]
     singles = [g for g in groups if len(g) == 1]
     if len(multi) == 2 and all(frozenset(g) in _ADJACENT_CORNERS for g in multi):
         for g in multi:
             _curve(pen, g)
     elif len(multi) == 2 and all(set(g) in ({"N", "S"}, {"E", "W"}) for g in multi):
-        under, over = sorted(multi, key=lambda g: "N" in g)   # E-W under, N-S over
+        under, over = sorted(multi, key=lambda g: "N" in g)  # E-W under, N-S over
         _bands(pen, list(under), earth=COLOURS["earth_under"])
         cy = CENTRE[1]
         reach = BAND_W / 2 + BAND_EDGE_W + look.BRIDGE_GAP
@@ -199,9 +244,12 @@ def draw_card(pen: Pen, card: Card, rotated: bool, font: Font | None) -> None:
         gx, gy = look.CRYSTAL_AT
         _gem(pen, *((CARD_W - gx, CARD_H - gy) if rotated else (gx, gy)))
     if card.get("kind") == "start":
-        pen.d.rounded_rectangle(pen.box(2, 2, CARD_W - 2, CARD_H - 2),
-                                radius=look.CARD_RADIUS * pen.s, outline=COLOURS["start_mark"],
-                                width=max(1, round(3 * pen.s)))
+        pen.d.rounded_rectangle(
+            pen.box(2, 2, CARD_W - 2, CARD_H - 2),
+            radius=look.CARD_RADIUS * pen.s,
+            outline=COLOURS["start_mark"],
+            width=max(1, round(3 * pen.s)),
+        )
     if card.get("kind") == "goal":
         if card.get("treasure"):
             for x, y, r in look.GOLD_NUGGETS:
@@ -218,25 +266,36 @@ def draw_card(pen: Pen, card: Card, rotated: bool, font: Font | None) -> None:
 
 def draw_goal_back(pen: Pen, font: Font | None) -> None:
     """A face-down goal: the same back for all three, with a question mark."""
-    pen.d.rounded_rectangle(pen.box(0, 0, CARD_W, CARD_H), radius=look.CARD_RADIUS * pen.s,
-                            fill=COLOURS["goal_back"], outline=COLOURS["rock_edge"],
-                            width=max(1, round(2 * pen.s)))
-    pen.d.rounded_rectangle(pen.box(8, 8, CARD_W - 8, CARD_H - 8),
-                            radius=look.CARD_RADIUS * pen.s, outline=COLOURS["goal_back_edge"],
-                            width=max(1, round(3 * pen.s)))
+    pen.d.rounded_rectangle(
+        pen.box(0, 0, CARD_W, CARD_H),
+        radius=look.CARD_RADIUS * pen.s,
+        fill=COLOURS["goal_back"],
+        outline=COLOURS["rock_edge"],
+        width=max(1, round(2 * pen.s)),
+    )
+    pen.d.rounded_rectangle(
+        pen.box(8, 8, CARD_W - 8, CARD_H - 8),
+        radius=look.CARD_RADIUS * pen.s,
+        outline=COLOURS["goal_back_edge"],
+        width=max(1, round(3 * pen.s)),
+    )
     if font is not None:
         pen.d.text(pen.pt(*CENTRE), "?", fill=COLOURS["goal_mark"], font=font, anchor="mm")
 
 
 def draw_empty(pen: Pen) -> None:
     """A faint outline where a card could go."""
-    pen.d.rounded_rectangle(pen.box(3, 3, CARD_W - 3, CARD_H - 3),
-                            radius=look.CARD_RADIUS * pen.s, outline=COLOURS["empty_outline"],
-                            width=max(1, round(1.5 * pen.s)))
+    pen.d.rounded_rectangle(
+        pen.box(3, 3, CARD_W - 3, CARD_H - 3),
+        radius=look.CARD_RADIUS * pen.s,
+        outline=COLOURS["empty_outline"],
+        width=max(1, round(1.5 * pen.s)),
+    )
 
 
-def draw_icon(draw: ImageDraw.ImageDraw, x: float, y: float, size: float, kind: str,
-              broken: bool = False) -> None:
+def draw_icon(
+    draw: ImageDraw.ImageDraw, x: float, y: float, size: float, kind: str, broken: bool = False
+) -> None:
     """A tool/cage/sack icon from the look's vector primitives, in a ``size`` px square."""
     pen = Pen(draw, x, y, size)
     prims: list[dict[str, Any]] = list(look.ICONS[kind])

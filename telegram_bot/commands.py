@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from typing import Any
 
 from telegram import Message, Update, User
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
@@ -30,7 +31,7 @@ def user_ref(update: Update) -> UserRef:
     return UserRef(user.id, user.full_name or user.first_name, user.language_code)
 
 
-async def reply(update: Update, deps: BotDeps, text: str, **kwargs: object) -> Message | None:
+async def reply(update: Update, deps: BotDeps, text: str, **kwargs: Any) -> Message | None:
     """Reply in the same chat and topic; group replies wait for the group's budget."""
     chat = update.effective_chat
     msg = update.effective_message
@@ -38,9 +39,9 @@ async def reply(update: Update, deps: BotDeps, text: str, **kwargs: object) -> M
         return None
     await deps.runtime.acquire(chat.id)
     try:
-        return await msg.reply_text(text, parse_mode=ParseMode.HTML,
-                                    disable_web_page_preview=True, do_quote=False,
-                                    **kwargs)  # type: ignore[arg-type]
+        return await msg.reply_text(
+            text, parse_mode=ParseMode.HTML, disable_web_page_preview=True, do_quote=False, **kwargs
+        )
     except TelegramError:
         log.exception("reply failed")
         return None
@@ -71,17 +72,23 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     t = await deps.tr_update(update)
     if chat.type == ChatType.PRIVATE:
-        await reply(update, deps, t.gettext("Add me to a group and send /new there to open "
-                                            "a game."))
+        await reply(
+            update, deps, t.gettext("Add me to a group and send /new there to open a game.")
+        )
         return
-    edition = "expansion" if context.args and context.args[0].lower() in (
-        "2", "expansion", "s2") else "classic"
+    edition = (
+        "expansion"
+        if context.args and context.args[0].lower() in ("2", "expansion", "s2")
+        else "classic"
+    )
     try:
-        view = await deps.port.create_lobby(chat_key(update), user_ref(update),
-                                            edition=edition,
-                                            # the group's language, else its opener's
-                                            settings={"countdown": deps.autostart_s,
-                                                      "language": SERVICE_LANG[t.language]})
+        view = await deps.port.create_lobby(
+            chat_key(update),
+            user_ref(update),
+            edition=edition,
+            # the group's language, else its opener's
+            settings={"countdown": deps.autostart_s, "language": SERVICE_LANG[t.language]},
+        )
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
@@ -109,9 +116,15 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if payload.startswith("j") and len(payload) > 1:
         await join_from_link(update, context, payload[1:], t)
         return
-    if payload.startswith("h") and len(payload) > 1 and payload != "hello" and (
-            await send_panel(context.bot, deps, payload[1:], user.id,
-                             language=user.language_code) is not None):
+    if (
+        payload.startswith("h")
+        and len(payload) > 1
+        and payload != "hello"
+        and (
+            await send_panel(context.bot, deps, payload[1:], user.id, language=user.language_code)
+            is not None
+        )
+    ):
         return
     games = await deps.port.games_for_user(user.id)
     for game_id in games[:3]:
@@ -163,8 +176,9 @@ async def traditional_member_menu(update: Update, context: ContextTypes.DEFAULT_
         await deps.runtime.set_pref(key, "zh_Hant")
 
 
-async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
-                         t: Translator) -> None:
+async def join_from_link(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str, t: Translator
+) -> None:
     deps = deps_of(context)
     try:
         view = await deps.port.join(game_id, user_ref(update))
@@ -172,9 +186,16 @@ async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, gam
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
     n = len(view.get("seats", []))
-    await reply(update, deps, "✅ " + t.gettext(
-        "You joined the game ({n} players so far). Your role and cards will come here when "
-        "it starts.", n=n))
+    await reply(
+        update,
+        deps,
+        "✅ "
+        + t.gettext(
+            "You joined the game ({n} players so far). Your role and cards will come here when "
+            "it starts.",
+            n=n,
+        ),
+    )
     if deps.notifier is not None:
         deps.notifier.watch(game_id)
         deps.notifier.poke(game_id)
@@ -182,22 +203,26 @@ async def join_from_link(update: Update, context: ContextTypes.DEFAULT_TYPE, gam
 
 # ---------------------------------------------------------------------- help & rules
 def help_text(t: Translator, bot: str) -> str:
-    return "\n".join([
-        "⛏ <b>" + t.gettext("Saboteur") + "</b>",
-        t.gettext("Dig towards the gold with your fellow dwarves — but some of them are "
-                  "saboteurs."),
-        "",
-        "/new — " + t.gettext("open a game in this group (/new 2 for Saboteur 2)"),
-        "/leave — " + t.gettext("leave the game (the computer takes your seat)"),
-        "/kick — " + t.gettext("remove a player (reply to their message; creator or admin)"),
-        "/cancel — " + t.gettext("close the lobby (creator or admin)"),
-        "/stats — " + t.gettext("leaderboard of this group and your own record"),
-        "/lang — " + t.gettext("choose the language"),
-        "/rules — " + t.gettext("the rules in short"),
-        "",
-        t.gettext("Type @{bot} in the group to peek at your cards without leaving it.",
-                  bot=bot),
-    ])
+    return "\n".join(
+        [
+            "⛏ <b>" + t.gettext("Saboteur") + "</b>",
+            t.gettext(
+                "Dig towards the gold with your fellow dwarves — but some of them are saboteurs."
+            ),
+            "",
+            "/new — " + t.gettext("open a game in this group (/new 2 for Saboteur 2)"),
+            "/leave — " + t.gettext("leave the game (the computer takes your seat)"),
+            "/kick — " + t.gettext("remove a player (reply to their message; creator or admin)"),
+            "/cancel — " + t.gettext("close the lobby (creator or admin)"),
+            "/stats — " + t.gettext("leaderboard of this group and your own record"),
+            "/lang — " + t.gettext("choose the language"),
+            "/rules — " + t.gettext("the rules in short"),
+            "",
+            t.gettext(
+                "Type @{bot} in the group to peek at your cards without leaving it.", bot=bot
+            ),
+        ]
+    )
 
 
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -207,19 +232,26 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 def rules_text(t: Translator) -> str:
-    return "\n".join([
-        "📜 <b>" + t.gettext("Rules in short") + "</b>",
-        "• " + t.gettext("Everyone gets a secret role: gold-digger or saboteur."),
-        "• " + t.gettext("On your turn: place a path card, play an action card, or discard "
-                         "a card (pass)."),
-        "• " + t.gettext("Paths must fit their neighbours and connect to the start."),
-        "• " + t.gettext("Broken tools in front of you stop you from placing paths until "
-                         "repaired."),
-        "• " + t.gettext("A map lets you look at one goal card in secret."),
-        "• " + t.gettext("Diggers win when a path reaches the gold; saboteurs win when the "
-                         "cards run out first."),
-        "• " + t.gettext("Saboteur 2 adds teams, doors, ladders, crystals, theft and more."),
-    ])
+    return "\n".join(
+        [
+            "📜 <b>" + t.gettext("Rules in short") + "</b>",
+            "• " + t.gettext("Everyone gets a secret role: gold-digger or saboteur."),
+            "• "
+            + t.gettext(
+                "On your turn: place a path card, play an action card, or discard a card (pass)."
+            ),
+            "• " + t.gettext("Paths must fit their neighbours and connect to the start."),
+            "• "
+            + t.gettext("Broken tools in front of you stop you from placing paths until repaired."),
+            "• " + t.gettext("A map lets you look at one goal card in secret."),
+            "• "
+            + t.gettext(
+                "Diggers win when a path reaches the gold; saboteurs win when the "
+                "cards run out first."
+            ),
+            "• " + t.gettext("Saboteur 2 adds teams, doors, ladders, crystals, theft and more."),
+        ]
+    )
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -237,15 +269,21 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     t = await deps.tr_update(update)
     scope = "u" if chat.type == ChatType.PRIVATE else "c"
     if scope == "c" and not await is_admin(update, context, user.id):
-        await reply(update, deps, "⚠ " + t.gettext("Only a group admin may change the "
-                                                   "group's language."))
+        await reply(
+            update, deps, "⚠ " + t.gettext("Only a group admin may change the group's language.")
+        )
         return
-    await reply(update, deps, "🌐 " + t.gettext("Choose a language:"),
-                reply_markup=kb.language_keyboard(t, scope))
+    await reply(
+        update,
+        deps,
+        "🌐 " + t.gettext("Choose a language:"),
+        reply_markup=kb.language_keyboard(t, scope),
+    )
 
 
-async def on_lang_button(update: Update, context: ContextTypes.DEFAULT_TYPE, scope: str,
-                         code: str) -> None:
+async def on_lang_button(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, scope: str, code: str
+) -> None:
     deps = deps_of(context)
     query = update.callback_query
     chat = update.effective_chat
@@ -257,8 +295,9 @@ async def on_lang_button(update: Update, context: ContextTypes.DEFAULT_TYPE, sco
     if scope == "c":
         if not await is_admin(update, context, user.id):
             t = await deps.tr_user(user)
-            await query.answer(t.gettext("Only a group admin may change the group's language."),
-                               show_alert=True)
+            await query.answer(
+                t.gettext("Only a group admin may change the group's language."), show_alert=True
+            )
             return
         await deps.runtime.set_pref(f"c:{chat.id}", code)
         await set_chat_menu(context.bot, chat.id, code)
@@ -269,8 +308,9 @@ async def on_lang_button(update: Update, context: ContextTypes.DEFAULT_TYPE, sco
     await query.answer("✓")
     with contextlib.suppress(TelegramError):
         await deps.runtime.acquire(chat.id)
-        await query.edit_message_text("🌐 " + t.gettext("Language: {name}",
-                                                        name=t.gettext("English")))
+        await query.edit_message_text(
+            "🌐 " + t.gettext("Language: {name}", name=t.gettext("English"))
+        )
 
 
 # ---------------------------------------------------------------------- leave, kick, cancel
@@ -299,9 +339,15 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
     if view.get("status") not in ("lobby", None):
-        await reply(update, deps, "🚪 " + t.gettext(
-            "{name} left the game: the computer plays their seat.",
-            name=texts.esc(user.full_name)))
+        await reply(
+            update,
+            deps,
+            "🚪 "
+            + t.gettext(
+                "{name} left the game: the computer plays their seat.",
+                name=texts.esc(user.full_name),
+            ),
+        )
     if deps.notifier is not None:
         deps.notifier.poke(game_id)
 
@@ -317,8 +363,9 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     target = msg.reply_to_message.from_user if msg.reply_to_message else None
     if target is None:
-        await reply(update, deps, t.gettext("Reply to a message of the player to remove "
-                                            "with /kick."))
+        await reply(
+            update, deps, t.gettext("Reply to a message of the player to remove with /kick.")
+        )
         return
     creator = await deps.port.creator_of(game_id)
     force = user.id != creator
@@ -330,8 +377,11 @@ async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
-    await reply(update, deps, "👢 " + t.gettext("{name} was removed from the game.",
-                                               name=texts.esc(target.full_name)))
+    await reply(
+        update,
+        deps,
+        "👢 " + t.gettext("{name} was removed from the game.", name=texts.esc(target.full_name)),
+    )
     if deps.notifier is not None:
         deps.notifier.poke(game_id)
 
@@ -381,15 +431,26 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         board = await deps.port.stats(chat_id=chat.id)
         lines.append(t.gettext("Games in this group: {n}", n=_games(board)))
         for i, row in enumerate(_rows(board)[:10]):
-            lines.append(t.gettext("{i}. {name}: {wins} wins, {gold} gold in {games} games",
-                                   i=i + 1, name=texts.esc(row.get("name", "?")),
-                                   wins=row.get("wins", 0), gold=row.get("gold", 0),
-                                   games=row.get("games", 0)))
+            lines.append(
+                t.gettext(
+                    "{i}. {name}: {wins} wins, {gold} gold in {games} games",
+                    i=i + 1,
+                    name=texts.esc(row.get("name", "?")),
+                    wins=row.get("wins", 0),
+                    gold=row.get("gold", 0),
+                    games=row.get("games", 0),
+                )
+            )
     mine = await deps.port.stats(user_id=user.id)
     me = mine if isinstance(mine, dict) else {}
-    lines.append(t.gettext("You: {wins} wins, {gold} gold in {games} games",
-                           wins=me.get("wins", 0), gold=me.get("gold", 0),
-                           games=me.get("games", _games(mine))))
+    lines.append(
+        t.gettext(
+            "You: {wins} wins, {gold} gold in {games} games",
+            wins=me.get("wins", 0),
+            gold=me.get("gold", 0),
+            games=me.get("games", _games(mine)),
+        )
+    )
     await reply(update, deps, "\n".join(lines))
 
 

@@ -75,8 +75,9 @@ class BotDeps:
     async def tr_chat(self, chat_id: int, view: dict[str, Any] | None = None) -> Translator:
         return Translator(await self.chat_language(chat_id, view))
 
-    async def tr_game(self, chat_id: int, game_id: str,
-                      view: dict[str, Any] | None = None) -> Translator:
+    async def tr_game(
+        self, chat_id: int, game_id: str, view: dict[str, Any] | None = None
+    ) -> Translator:
         """The words of a game's group message: the group's language, else the game's
         (its opener's; ``view`` saves reading it again)."""
         if view is None and not await self.runtime.get_pref(f"c:{chat_id}"):

@@ -28,10 +28,8 @@ CANDIDATES: tuple[tuple[str, int], ...] = (
     ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc", 0),
     ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf", 0),
 )
-BOLD_OF = {
-    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc":
-        "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
-}
+NOTO = "/usr/share/fonts/opentype/noto/"
+BOLD_OF = {NOTO + "NotoSansCJK-Regular.ttc": NOTO + "NotoSansCJK-Bold.ttc"}
 
 
 @lru_cache(maxsize=8)
@@ -84,7 +82,7 @@ def printable(text: str, font: Font) -> str:
         cached = _TOFU[id(font)] = (_glyph(font, "\U000f0001"), font)
     tofu = cached[0]
     kept = []
-    dropped = False   # a combining mark goes with the letter it sits on
+    dropped = False  # a combining mark goes with the letter it sits on
     for ch in text:
         cat = unicodedata.category(ch)
         if cat in ("Cf", "Cc") or "\ufe00" <= ch <= "\ufe0f":

@@ -41,19 +41,29 @@ async def on_inline(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         group = (await deps.runtime.get_game_data(game_id)).get("chat_title")
         if group:
             title += f" · {group}"
-        description = "\n".join(filter(None, [
-            ("🂠 " + hand) if hand else "",
-            texts.secrets_text(t, view).split("\n", 1)[1] if "\n" in texts.secrets_text(
-                t, view) else "",
-            t.gettext("Round {r}/{n}", r=view.get("round", 1), n=view.get("rounds", 3)),
-        ]))
-        results.append(InlineQueryResultArticle(
-            id=f"{game_id[:40]}-{view.get('version', 0)}",
-            title=title[:256],
-            description=description[:512],
-            input_message_content=InputTextMessageContent("🤫 " + t.gettext(
-                "I checked my cards.")),
-        ))
-    button = InlineQueryResultsButton(text=t.gettext("Open my private chat"),
-                                      start_parameter="hello")
+        description = "\n".join(
+            filter(
+                None,
+                [
+                    ("🂠 " + hand) if hand else "",
+                    texts.secrets_text(t, view).split("\n", 1)[1]
+                    if "\n" in texts.secrets_text(t, view)
+                    else "",
+                    t.gettext("Round {r}/{n}", r=view.get("round", 1), n=view.get("rounds", 3)),
+                ],
+            )
+        )
+        results.append(
+            InlineQueryResultArticle(
+                id=f"{game_id[:40]}-{view.get('version', 0)}",
+                title=title[:256],
+                description=description[:512],
+                input_message_content=InputTextMessageContent(
+                    "🤫 " + t.gettext("I checked my cards.")
+                ),
+            )
+        )
+    button = InlineQueryResultsButton(
+        text=t.gettext("Open my private chat"), start_parameter="hello"
+    )
     await query.answer(results, cache_time=0, is_personal=True, button=button)

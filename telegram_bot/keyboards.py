@@ -20,8 +20,15 @@ from telegram_bot.texts import level_name, move_label, turn_time_text
 PAGE = 8
 TURN_TIMES = (30, 60, 120, 300, 0)
 OPTIONS = {
-    "classic": ("gold_per_digger", "old_mine", "competitive", "max_saboteurs",
-                "selfish_dwarf", "tournament", "bounded_board"),
+    "classic": (
+        "gold_per_digger",
+        "old_mine",
+        "competitive",
+        "max_saboteurs",
+        "selfish_dwarf",
+        "tournament",
+        "bounded_board",
+    ),
     "expansion": ("bounded_board",),
 }
 
@@ -50,17 +57,23 @@ def lobby_keyboard(t: Translator, game_id: str, bot_username: str) -> InlineKeyb
     def act(label: str, action: str) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=cb.encode(cb.LOBBY, game_id, 0, action))
 
-    return InlineKeyboardMarkup([
-        [InlineKeyboardButton("➕ " + t.gettext("Join"),
-                              url=deep_link(bot_username, join_payload(game_id)))],
-        [act("🚪 " + t.gettext("Leave"), "lv"), act("▶ " + t.gettext("Start"), "st")],
-        [act("⚙ " + t.gettext("Settings"), "se"), act("🤖 " + t.gettext("Add computer"), "ai")],
-        [act("⏱ " + t.gettext("+1 min"), "ex"), act("✖ " + t.gettext("Cancel"), "cx")],
-    ])
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "➕ " + t.gettext("Join"), url=deep_link(bot_username, join_payload(game_id))
+                )
+            ],
+            [act("🚪 " + t.gettext("Leave"), "lv"), act("▶ " + t.gettext("Start"), "st")],
+            [act("⚙ " + t.gettext("Settings"), "se"), act("🤖 " + t.gettext("Add computer"), "ai")],
+            [act("⏱ " + t.gettext("+1 min"), "ex"), act("✖ " + t.gettext("Cancel"), "cx")],
+        ]
+    )
 
 
-def settings_keyboard(t: Translator, view: dict[str, Any], turn_time: int | None,
-                      group_language: str) -> InlineKeyboardMarkup:
+def settings_keyboard(
+    t: Translator, view: dict[str, Any], turn_time: int | None, group_language: str
+) -> InlineKeyboardMarkup:
     game_id = str(view["game_id"])
     edition = str(view.get("edition", "classic"))
     opts = view.get("options") or {}
@@ -70,11 +83,23 @@ def settings_keyboard(t: Translator, view: dict[str, Any], turn_time: int | None
 
     rows = [
         [act(t.gettext("Edition: {e}", e=t.pgettext("edition", edition)), "ed")],
-        [act(t.gettext("Rounds: {n}", n=view.get("rounds", opts.get("rounds", 3))), "rd"),
-         act(t.gettext("Turn: {time}", time=turn_time_text(t, turn_time)), "tt")],
+        [
+            act(t.gettext("Rounds: {n}", n=view.get("rounds", opts.get("rounds", 3))), "rd"),
+            act(t.gettext("Turn: {time}", time=turn_time_text(t, turn_time)), "tt"),
+        ],
         [act("🌐 " + LANGUAGE_NAMES.get(group_language, group_language), "lg")],
-        [act("🤖 " + t.gettext("Computer players: {level}", level=level_name(
-            t, str((view.get("settings") or {}).get("computer_level", "normal")))), "cl")],
+        [
+            act(
+                "🤖 "
+                + t.gettext(
+                    "Computer players: {level}",
+                    level=level_name(
+                        t, str((view.get("settings") or {}).get("computer_level", "normal"))
+                    ),
+                ),
+                "cl",
+            )
+        ],
     ]
     for i, name in enumerate(OPTIONS.get(edition, ())):
         mark = "☑" if opts.get(name) else "☐"
@@ -83,37 +108,59 @@ def settings_keyboard(t: Translator, view: dict[str, Any], turn_time: int | None
     return InlineKeyboardMarkup(rows)
 
 
-def board_keyboard(t: Translator, game_id: str, bot_username: str,
-                   short_name: str | None) -> InlineKeyboardMarkup:
+def board_keyboard(
+    t: Translator, game_id: str, bot_username: str, short_name: str | None
+) -> InlineKeyboardMarkup:
     rows = []
     url = miniapp_group_url(bot_username, short_name, game_id)
     if url:
         rows.append([InlineKeyboardButton("🗺 " + t.gettext("Open the board"), url=url)])
-    rows.append([
-        InlineKeyboardButton("🤫 " + t.gettext("My secrets"),
-                             callback_data=cb.encode(cb.SECRETS, game_id, 0)),
-        InlineKeyboardButton("🂠 " + t.gettext("My cards"),
-                             url=deep_link(bot_username, "h" + game_id)),
-    ])
+    rows.append(
+        [
+            InlineKeyboardButton(
+                "🤫 " + t.gettext("My secrets"), callback_data=cb.encode(cb.SECRETS, game_id, 0)
+            ),
+            InlineKeyboardButton(
+                "🂠 " + t.gettext("My cards"), url=deep_link(bot_username, "h" + game_id)
+            ),
+        ]
+    )
     return InlineKeyboardMarkup(rows)
 
 
 def start_keyboard(t: Translator, bot_username: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup([[InlineKeyboardButton(
-        "💬 " + t.gettext("Open my private chat"), url=deep_link(bot_username, "hello"))]])
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "💬 " + t.gettext("Open my private chat"), url=deep_link(bot_username, "hello")
+                )
+            ]
+        ]
+    )
 
 
 def _card_moves(view: dict[str, Any], card_id: str) -> list[int]:
     moves = view.get("legal_moves") or []
-    own = [j for j, m in enumerate(moves)
-           if m.get("card") == card_id or card_id in (m.get("cards") or [])]
+    own = [
+        j
+        for j, m in enumerate(moves)
+        if m.get("card") == card_id or card_id in (m.get("cards") or [])
+    ]
     # Plays first, then discards (single before combinations): the short list is useful.
-    return sorted(own, key=lambda j: (moves[j].get("type") in ("discard", "discard_to_remove"),
-                                      len(moves[j].get("cards") or []), j))
+    return sorted(
+        own,
+        key=lambda j: (
+            moves[j].get("type") in ("discard", "discard_to_remove"),
+            len(moves[j].get("cards") or []),
+            j,
+        ),
+    )
 
 
-def panel_keyboard(t: Translator, view: dict[str, Any],
-                   public_url: str | None) -> InlineKeyboardMarkup:
+def panel_keyboard(
+    t: Translator, view: dict[str, Any], public_url: str | None
+) -> InlineKeyboardMarkup:
     """The private hand: one button per card with a legal move, plus card-less moves."""
     game_id = str(view["game_id"])
     version = int(view.get("version", 0))
@@ -124,9 +171,12 @@ def panel_keyboard(t: Translator, view: dict[str, Any],
     for i, c in enumerate(hand):
         if not _card_moves(view, str(c.get("id"))):
             continue
-        pair.append(InlineKeyboardButton(
-            f"{i + 1}. {t.card(str(c.get('card')))}",
-            callback_data=cb.encode(cb.CARD, game_id, version, i, 0)))
+        pair.append(
+            InlineKeyboardButton(
+                f"{i + 1}. {t.card(str(c.get('card')))}",
+                callback_data=cb.encode(cb.CARD, game_id, version, i, 0),
+            )
+        )
         if len(pair) == 2:
             rows.append(pair)
             pair = []
@@ -134,9 +184,14 @@ def panel_keyboard(t: Translator, view: dict[str, Any],
         rows.append(pair)
     for j, m in enumerate(moves):
         if "card" not in m and "cards" not in m:
-            rows.append([InlineKeyboardButton(move_label(t, view, m),
-                                              callback_data=cb.encode(cb.MOVE, game_id,
-                                                                      version, j))])
+            rows.append(
+                [
+                    InlineKeyboardButton(
+                        move_label(t, view, m),
+                        callback_data=cb.encode(cb.MOVE, game_id, version, j),
+                    )
+                ]
+            )
     tail = [InlineKeyboardButton("🔄", callback_data=cb.encode(cb.REFRESH, game_id, version))]
     url = miniapp_private_url(public_url, game_id)
     if url:
@@ -145,8 +200,9 @@ def panel_keyboard(t: Translator, view: dict[str, Any],
     return InlineKeyboardMarkup(rows)
 
 
-def card_keyboard(t: Translator, view: dict[str, Any], slot: int,
-                  page: int) -> InlineKeyboardMarkup | None:
+def card_keyboard(
+    t: Translator, view: dict[str, Any], slot: int, page: int
+) -> InlineKeyboardMarkup | None:
     """The legal moves of one hand card, paginated; None when the slot is gone."""
     game_id = str(view["game_id"])
     version = int(view.get("version", 0))
@@ -157,12 +213,14 @@ def card_keyboard(t: Translator, view: dict[str, Any], slot: int,
     own = _card_moves(view, str(hand[slot].get("id")))
     pages = max(1, (len(own) + PAGE - 1) // PAGE)
     page = min(max(0, page), pages - 1)
-    chunk = own[page * PAGE:(page + 1) * PAGE]
+    chunk = own[page * PAGE : (page + 1) * PAGE]
     rows: list[list[InlineKeyboardButton]] = []
     pair: list[InlineKeyboardButton] = []
     for j in chunk:
-        button = InlineKeyboardButton(move_label(t, view, moves[j])[:60],
-                                      callback_data=cb.encode(cb.MOVE, game_id, version, j))
+        button = InlineKeyboardButton(
+            move_label(t, view, moves[j])[:60],
+            callback_data=cb.encode(cb.MOVE, game_id, version, j),
+        )
         if moves[j].get("type") == "place_path":
             pair.append(button)
             if len(pair) == 2:
@@ -177,21 +235,33 @@ def card_keyboard(t: Translator, view: dict[str, Any], slot: int,
         rows.append(pair)
     nav = []
     if page > 0:
-        nav.append(InlineKeyboardButton("‹", callback_data=cb.encode(
-            cb.CARD, game_id, version, slot, page - 1)))
-    nav.append(InlineKeyboardButton("↩ " + t.gettext("Hand"),
-                                    callback_data=cb.encode(cb.HAND, game_id, version)))
+        nav.append(
+            InlineKeyboardButton(
+                "‹", callback_data=cb.encode(cb.CARD, game_id, version, slot, page - 1)
+            )
+        )
+    nav.append(
+        InlineKeyboardButton(
+            "↩ " + t.gettext("Hand"), callback_data=cb.encode(cb.HAND, game_id, version)
+        )
+    )
     if page + 1 < pages:
-        nav.append(InlineKeyboardButton("›", callback_data=cb.encode(
-            cb.CARD, game_id, version, slot, page + 1)))
+        nav.append(
+            InlineKeyboardButton(
+                "›", callback_data=cb.encode(cb.CARD, game_id, version, slot, page + 1)
+            )
+        )
     rows.append(nav)
     return InlineKeyboardMarkup(rows)
 
 
 def language_keyboard(t: Translator, scope: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup([[InlineKeyboardButton(
-        name, callback_data=cb.encode("lang", scope, 0, code))]
-        for code, name in LANGUAGE_NAMES.items()])
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(name, callback_data=cb.encode("lang", scope, 0, code))]
+            for code, name in LANGUAGE_NAMES.items()
+        ]
+    )
 
 
 def turn_time_next(current: int | None) -> int:

@@ -23,8 +23,9 @@ from telegram_bot.port import BotError
 EXTEND_S = 60
 
 
-async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
-                   data: Callback, t: Translator) -> None:
+async def on_lobby(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str, data: Callback, t: Translator
+) -> None:
     deps = deps_of(context)
     query = update.callback_query
     user = update.effective_user
@@ -52,8 +53,9 @@ async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: 
         if not await _may_configure(update, context, deps, game_id, user.id):
             await query.answer(t.reason("not_creator"), show_alert=True)
             return
-        await deps.runtime.set_game_data(game_id, "lobby_mode",
-                                         "settings" if action == "se" else "main")
+        await deps.runtime.set_game_data(
+            game_id, "lobby_mode", "settings" if action == "se" else "main"
+        )
         await deps.runtime.set_game_data(game_id, "lobby_mode_at", str(time.time()))
         await query.answer()
     elif action == "st":
@@ -72,15 +74,24 @@ async def on_lobby(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: 
         notifier.poke(game_id)
 
 
-async def _may_configure(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDeps,
-                         game_id: str, user_id: int) -> bool:
+async def _may_configure(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, game_id: str, user_id: int
+) -> bool:
     return user_id == await deps.port.creator_of(game_id) or await is_admin(
-        update, context, user_id)
+        update, context, user_id
+    )
 
 
-async def _creator_action(query: CallbackQuery, update: Update,
-                          context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, game_id: str,
-                          t: Translator, name: str, **kwargs: object) -> bool:
+async def _creator_action(
+    query: CallbackQuery,
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    deps: BotDeps,
+    game_id: str,
+    t: Translator,
+    name: str,
+    **kwargs: object,
+) -> bool:
     """Run a creator-only service action; group admins may too (``force``)."""
     user = update.effective_user
     assert user is not None
@@ -104,13 +115,21 @@ async def _creator_action(query: CallbackQuery, update: Update,
 
 def _after(choices: tuple[str, ...], current: object) -> str:
     """The next of a setting's choices, round and round (the first after an unknown one)."""
-    return choices[(choices.index(current) + 1) % len(choices)] if current in choices \
-        else choices[0]
+    return (
+        choices[(choices.index(current) + 1) % len(choices)] if current in choices else choices[0]
+    )
 
 
-async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.DEFAULT_TYPE,
-                   deps: BotDeps, game_id: str, t: Translator, action: str,
-                   data: Callback) -> None:
+async def _setting(
+    query: CallbackQuery,
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    deps: BotDeps,
+    game_id: str,
+    t: Translator,
+    action: str,
+    data: Callback,
+) -> None:
     view = await deps.port.view(game_id, None)
     if view is None:
         await query.answer(t.reason("not_found"), show_alert=True)
@@ -129,12 +148,12 @@ async def _setting(query: CallbackQuery, update: Update, context: ContextTypes.D
         nxt = turn_time_next(settings.get("turn_time"))
         change["turn_time"] = nxt or None
     elif action == "lg":
-        current = (await deps.chat_language(query.message.chat.id, view)
-                   if query.message else "en")
+        current = await deps.chat_language(query.message.chat.id, view) if query.message else "en"
         nxt_lang = _after(LANGUAGES, current)
         change["language"] = SERVICE_LANG[nxt_lang]
-        if query.message is not None and await _may_configure(update, context, deps, game_id,
-                                                              query.from_user.id):
+        if query.message is not None and await _may_configure(
+            update, context, deps, game_id, query.from_user.id
+        ):
             await deps.runtime.set_pref(f"c:{query.message.chat.id}", nxt_lang)
     elif action == "op":
         names = OPTIONS.get(edition, ())

@@ -85,8 +85,9 @@ def build_service(settings: Settings, role: TimerRole) -> GameService:
     if role == "turns":  # a process of its own: polling Redis often costs it nothing else;
         # a short lease (renewed while a fire runs) lets the workers' fallback take over
         # a killed timer process's claims soon
-        config = replace(config, timer_interval_s=TIMER_PROCESS_INTERVAL_S,
-                         timer_lease_ms=TIMER_PROCESS_LEASE_MS)
+        config = replace(
+            config, timer_interval_s=TIMER_PROCESS_INTERVAL_S, timer_lease_ms=TIMER_PROCESS_LEASE_MS
+        )
     return GameService(store, config)
 
 
@@ -131,9 +132,7 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
     runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=5.0)
     await runner.setup()
     try:
-        site = web.TCPSite(
-            runner, settings.host, settings.port, reuse_port=settings.workers > 1
-        )
+        site = web.TCPSite(runner, settings.host, settings.port, reuse_port=settings.workers > 1)
         await site.start()
         if settings.local_mode and worker == 0:
             await announce_local_table(app, settings)
@@ -168,6 +167,7 @@ async def serve_timers(settings: Settings, heartbeat: Any = None) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+
     def beat() -> None:
         if heartbeat is not None:
             heartbeat.value = time.monotonic()  # CLOCK_MONOTONIC: one clock for all processes
@@ -256,9 +256,7 @@ def supervise(settings: Settings) -> None:
     def spawn(worker: int) -> None:
         if worker == TIMER_SLOT:
             heartbeat.value = 0.0
-            proc = ctx.Process(
-                target=run_timer_process, args=(settings, heartbeat), name="timers"
-            )
+            proc = ctx.Process(target=run_timer_process, args=(settings, heartbeat), name="timers")
         else:
             proc = ctx.Process(target=run_worker, args=(settings, worker), name=f"worker-{worker}")
         proc.start()

@@ -63,8 +63,13 @@ class Notifier:
                 self.warn_before_s = -1  # the service warns; no local timers
 
     async def stop(self) -> None:
-        tasks = [*self._tasks, *self._workers.values(), *self._board_tasks.values(),
-                 *self._warn_tasks.values(), *self._watch.values()]
+        tasks = [
+            *self._tasks,
+            *self._workers.values(),
+            *self._board_tasks.values(),
+            *self._warn_tasks.values(),
+            *self._watch.values(),
+        ]
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -126,18 +131,19 @@ class Notifier:
         rnd = int(sv.get("round", 1))
         runtime = self.deps.runtime
         if status in ("playing", "stealing", "round_over") and await runtime.claim(
-                f"deal:{game_id}:{rnd}"):
+            f"deal:{game_id}:{rnd}"
+        ):
             # The actor's deal is also their turn prompt: claim it first, and leave the
             # actor out if another worker's prompt got there before (one panel per version).
             acting = sv.get("current_seat") if status in ("playing", "stealing") else None
-            prompt_ours = acting is not None and await runtime.claim(
-                f"prompt:{game_id}:{version}")
+            prompt_ours = acting is not None and await runtime.claim(f"prompt:{game_id}:{version}")
             for s in humans:
                 if s.auto or (s.seat == acting and not prompt_ours):
                     continue
                 title = "🎲 " + (await self._tr(s)).gettext("Round {r} begins.", r=rnd)
-                await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
-                                 title=title, name=s.name)
+                await send_panel(
+                    self.bot, self.deps, game_id, int(s.user_id or 0), title=title, name=s.name
+                )
         await self._timeouts(game_id, sv, seats)
         await self._takeovers(game_id, seats)
         current = sv.get("current_seat")
@@ -145,25 +151,39 @@ class Notifier:
             actor = next((s for s in humans if s.seat == current and not s.auto), None)
             if actor is not None:
                 if await runtime.claim(f"prompt:{game_id}:{version}"):
-                    await send_panel(self.bot, self.deps, game_id, int(actor.user_id or 0),
-                                     name=actor.name)
+                    await send_panel(
+                        self.bot, self.deps, game_id, int(actor.user_id or 0), name=actor.name
+                    )
                 self._arm_warning(game_id, version, sv, actor)
-        if status == "round_over" and sv.get("round_result") and \
-                await runtime.claim(f"reveal:{game_id}:{rnd}"):
+        if (
+            status == "round_over"
+            and sv.get("round_result")
+            and await runtime.claim(f"reveal:{game_id}:{rnd}")
+        ):
             for s in humans:  # private first: the group may have to wait for its budget
                 if not s.auto:
-                    await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0),
-                                     name=s.name)
+                    await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0), name=s.name)
             await self._send_group(game_id, lambda t: texts.round_result_text(t, sv), sv)
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
             # the last round's reveal and the final scores in one group message
-            await self._send_group(game_id, lambda t: "\n\n".join(filter(None, [
-                texts.round_result_text(t, sv) if sv.get("round_result") else "",
-                texts.final_text(t, sv)])), sv)
+            await self._send_group(
+                game_id,
+                lambda t: "\n\n".join(
+                    filter(
+                        None,
+                        [
+                            texts.round_result_text(t, sv) if sv.get("round_result") else "",
+                            texts.final_text(t, sv),
+                        ],
+                    )
+                ),
+                sv,
+            )
             for s in humans:
                 t = await self._tr(s)
-                await send_private(self.bot, self.deps, int(s.user_id or 0),
-                                   texts.final_text(t, sv))
+                await send_private(
+                    self.bot, self.deps, int(s.user_id or 0), texts.final_text(t, sv)
+                )
 
     async def _tr(self, s: SeatUser) -> Translator:
         """The player's language: their /lang choice, else the language they joined with
@@ -183,9 +203,11 @@ class Notifier:
                 continue
             if await self.deps.runtime.claim(f"timeout:{game_id}:{v}:{seat.seat}"):
                 t = await self._tr(seat)
-                text = t.gettext("Your time ran out: I stole from the richest player for "
-                                 "you.") if entry.get("code") == "stole" else t.gettext(
-                    "Your time ran out: I played for you (a card was discarded).")
+                text = (
+                    t.gettext("Your time ran out: I stole from the richest player for you.")
+                    if entry.get("code") == "stole"
+                    else t.gettext("Your time ran out: I played for you (a card was discarded).")
+                )
                 await send_private(self.bot, self.deps, seat.user_id, "⌛ " + text)
 
     async def _takeovers(self, game_id: str, seats: list[SeatUser]) -> None:
@@ -196,13 +218,25 @@ class Notifier:
             return
         await self.deps.runtime.set_game_data(game_id, "auto", json.dumps(sorted(now)))
         for s in seats:
-            if s.seat in now - before and s.user_id is not None and await self.deps.runtime.claim(
-                    f"auto:{game_id}:{s.seat}:{len(before)}:{sorted(now)}"):
+            if (
+                s.seat in now - before
+                and s.user_id is not None
+                and await self.deps.runtime.claim(
+                    f"auto:{game_id}:{s.seat}:{len(before)}:{sorted(now)}"
+                )
+            ):
                 t = await self._tr(s)
-                await send_panel(self.bot, self.deps, game_id, s.user_id, name=s.name,
-                                 title="🤖 " + t.gettext(
-                                     "The computer plays your seat now. Press “Take my "
-                                     "seat back” to play again."))
+                await send_panel(
+                    self.bot,
+                    self.deps,
+                    game_id,
+                    s.user_id,
+                    name=s.name,
+                    title="🤖 "
+                    + t.gettext(
+                        "The computer plays your seat now. Press “Take my seat back” to play again."
+                    ),
+                )
 
     # ------------------------------------------------------------------ warnings
     def _arm_warning(self, game_id: str, version: int, sv: dict, actor: SeatUser) -> None:
@@ -238,8 +272,12 @@ class Notifier:
         if not await self.deps.runtime.claim(f"warn:{game_id}:{version}"):
             return
         t = Translator(await self.deps.user_language_by_id(user_id))
-        await send_private(self.bot, self.deps, user_id, "⏳ " + t.gettext(
-            "Hurry: {s} s left for your move.", s=left))
+        await send_private(
+            self.bot,
+            self.deps,
+            user_id,
+            "⏳ " + t.gettext("Hurry: {s} s left for your move.", s=left),
+        )
 
     # ------------------------------------------------------------------ group output
     async def _send_group(self, game_id: str, render: Any, view: dict | None = None) -> None:
@@ -249,8 +287,9 @@ class Notifier:
         t = await self.deps.tr_game(chat.chat_id, game_id, view)
         await self.deps.runtime.acquire(chat.chat_id)
         try:
-            await self.bot.send_message(chat.chat_id, render(t), parse_mode=ParseMode.HTML,
-                                        message_thread_id=chat.topic_id)
+            await self.bot.send_message(
+                chat.chat_id, render(t), parse_mode=ParseMode.HTML, message_thread_id=chat.topic_id
+            )
         except TelegramError:
             log.exception("group message for %s failed", game_id)
 
@@ -306,29 +345,52 @@ class Notifier:
         if sv.get("status") == "lobby":
             turn_time = (sv.get("settings") or {}).get("turn_time")
             at = _parse_deadline(sv.get("autostart_at"))
-            text = texts.lobby_text(t, sv, autostart_in=None if at is None else int(
-                at - time.time()), turn_time=turn_time)
+            text = texts.lobby_text(
+                t,
+                sv,
+                autostart_in=None if at is None else int(at - time.time()),
+                turn_time=turn_time,
+            )
             if data.get("lobby_mode") == "settings":
                 markup = kb.settings_keyboard(t, sv, turn_time, t.language)
             else:
                 markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
             if "lobby_msg" in data and self._sent.get(game_id) == (text, markup.to_json()):
                 return None
-            return {"kind": "lobby", "text": text, "markup": markup, "data": data, "t": t,
-                    "version": sv.get("version")}
+            return {
+                "kind": "lobby",
+                "text": text,
+                "markup": markup,
+                "data": data,
+                "t": t,
+                "version": sv.get("version"),
+            }
         caption = texts.board_caption(t, sv)
-        markup = kb.board_keyboard(t, game_id, self.deps.bot_username,
-                                   self.deps.settings.miniapp_short_name)
+        markup = kb.board_keyboard(
+            t, game_id, self.deps.bot_username, self.deps.settings.miniapp_short_name
+        )
         picture, _mime = await self._picture(sv, t)
         digest = hashlib.sha1(picture).hexdigest()
-        if "board_msg" in data and self._sent.get(game_id) == (caption, markup.to_json()) \
-                and self._picture_hash.get(game_id) == digest:
+        if (
+            "board_msg" in data
+            and self._sent.get(game_id) == (caption, markup.to_json())
+            and self._picture_hash.get(game_id) == digest
+        ):
             return None  # nothing visible changed: spend no group call
-        return {"kind": "board", "caption": caption, "markup": markup, "picture": picture,
-                "digest": digest, "data": data, "t": t, "version": sv.get("version")}
+        return {
+            "kind": "board",
+            "caption": caption,
+            "markup": markup,
+            "picture": picture,
+            "digest": digest,
+            "data": data,
+            "t": t,
+            "version": sv.get("version"),
+        }
 
-    async def _send(self, game_id: str, chat_id: int, topic_id: int | None,
-                    out: dict[str, Any]) -> None:
+    async def _send(
+        self, game_id: str, chat_id: int, topic_id: int | None, out: dict[str, Any]
+    ) -> None:
         data: dict[str, str] = out["data"]
         markup = out["markup"]
         body = out.get("text") or (out.get("caption", "") + out.get("digest", ""))
@@ -344,43 +406,62 @@ class Notifier:
                 if "lobby_msg" not in data:
                     if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
                         return
-                    msg = await self.bot.send_message(chat_id, text, parse_mode=ParseMode.HTML,
-                                                      reply_markup=markup,
-                                                      message_thread_id=topic_id)
-                    await self.deps.runtime.set_game_data(game_id, "lobby_msg",
-                                                          str(msg.message_id))
+                    msg = await self.bot.send_message(
+                        chat_id,
+                        text,
+                        parse_mode=ParseMode.HTML,
+                        reply_markup=markup,
+                        message_thread_id=topic_id,
+                    )
+                    await self.deps.runtime.set_game_data(game_id, "lobby_msg", str(msg.message_id))
                     self._lobby_msgs[game_id] = (chat_id, msg.message_id)
                     return
                 self._lobby_msgs[game_id] = (chat_id, int(data["lobby_msg"]))
-                await self.bot.edit_message_text(text, chat_id, int(data["lobby_msg"]),
-                                                 parse_mode=ParseMode.HTML, reply_markup=markup)
+                await self.bot.edit_message_text(
+                    text,
+                    chat_id,
+                    int(data["lobby_msg"]),
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                )
                 return
             caption, picture, digest = out["caption"], out["picture"], out["digest"]
             if "board_msg" not in data:
                 if not await self.deps.runtime.claim(f"boardmsg:{game_id}", 3600):
                     return
-                msg = await self.bot.send_photo(chat_id, picture, caption=caption,
-                                                parse_mode=ParseMode.HTML, reply_markup=markup,
-                                                message_thread_id=topic_id)
+                msg = await self.bot.send_photo(
+                    chat_id,
+                    picture,
+                    caption=caption,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                    message_thread_id=topic_id,
+                )
                 await self.deps.runtime.set_game_data(game_id, "board_msg", str(msg.message_id))
                 self._picture_hash[game_id] = digest
                 self._sent[game_id] = (caption, markup.to_json())
-                if "lobby_msg" in data and await self.deps.runtime.claim(
-                        f"lobbyclosed:{game_id}"):
+                if "lobby_msg" in data and await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
                     await self.deps.runtime.acquire(chat_id)
                     with contextlib.suppress(TelegramError):
                         await self.bot.edit_message_text(
-                            texts.lobby_closed_text(out["t"], True), chat_id,
-                            int(data["lobby_msg"]))
+                            texts.lobby_closed_text(out["t"], True), chat_id, int(data["lobby_msg"])
+                        )
                 return
             if self._picture_hash.get(game_id) == digest:
-                await self.bot.edit_message_caption(chat_id, int(data["board_msg"]),
-                                                    caption=caption, parse_mode=ParseMode.HTML,
-                                                    reply_markup=markup)
+                await self.bot.edit_message_caption(
+                    chat_id,
+                    int(data["board_msg"]),
+                    caption=caption,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                )
             else:
                 await self.bot.edit_message_media(
                     InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
-                    chat_id, int(data["board_msg"]), reply_markup=markup)
+                    chat_id,
+                    int(data["board_msg"]),
+                    reply_markup=markup,
+                )
             self._picture_hash[game_id] = digest
             self._sent[game_id] = (caption, markup.to_json())
         except BadRequest as exc:
@@ -391,7 +472,8 @@ class Notifier:
         from telegram_bot.board_picture import render_board_async
 
         result: tuple[bytes, str] = await render_board_async(
-            sv, font_path=self.deps.settings.board_font, labels=texts.picture_labels(t))
+            sv, font_path=self.deps.settings.board_font, labels=texts.picture_labels(t)
+        )
         return result
 
     async def _close_lobby(self, game_id: str, *, started: bool) -> None:
@@ -416,8 +498,7 @@ class Notifier:
         t = await self.deps.tr_game(chat_id, game_id)
         await self.deps.runtime.acquire(chat_id)
         with contextlib.suppress(TelegramError):
-            await self.bot.edit_message_text(texts.lobby_closed_text(t, started), chat_id,
-                                             msg_id)
+            await self.bot.edit_message_text(texts.lobby_closed_text(t, started), chat_id, msg_id)
 
 
 def _seconds(value: Any) -> float:

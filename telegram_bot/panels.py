@@ -23,13 +23,25 @@ from telegram_bot.i18n import Translator
 log = logging.getLogger(__name__)
 
 
-async def send_private(bot: Bot, deps: BotDeps, user_id: int, text: str,
-                       markup: InlineKeyboardMarkup | None = None, *,
-                       game_id: str | None = None, name: str = "") -> Message | None:
+async def send_private(
+    bot: Bot,
+    deps: BotDeps,
+    user_id: int,
+    text: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    game_id: str | None = None,
+    name: str = "",
+) -> Message | None:
     """Send to a user's private chat; on 403 tell the game's group once, return None."""
     try:
-        return await bot.send_message(user_id, text, parse_mode=ParseMode.HTML,
-                                      reply_markup=markup, disable_web_page_preview=True)
+        return await bot.send_message(
+            user_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            disable_web_page_preview=True,
+        )
     except Forbidden:
         await deps.runtime.set_pref(f"reach:{user_id}", "0")
         if game_id is not None:
@@ -40,8 +52,9 @@ async def send_private(bot: Bot, deps: BotDeps, user_id: int, text: str,
         return None
 
 
-async def notify_unreachable(bot: Bot, deps: BotDeps, game_id: str, user_id: int,
-                             name: str) -> None:
+async def notify_unreachable(
+    bot: Bot, deps: BotDeps, game_id: str, user_id: int, name: str
+) -> None:
     if not await deps.runtime.claim(f"nostart:{game_id}:{user_id}"):
         return
     chat = await deps.port.chat_of(game_id)
@@ -49,25 +62,39 @@ async def notify_unreachable(bot: Bot, deps: BotDeps, game_id: str, user_id: int
         return
     t = await deps.tr_game(chat.chat_id, game_id)
     mention = f'<a href="tg://user?id={user_id}">{texts.esc(name or user_id)}</a>'
-    text = "⚠ " + t.gettext("{name}, I cannot write to you: press “Open my private chat” "
-                            "and then Start, so that I can send you your role and cards. "
-                            "The game goes on meanwhile.", name=mention)
+    text = "⚠ " + t.gettext(
+        "{name}, I cannot write to you: press “Open my private chat” "
+        "and then Start, so that I can send you your role and cards. "
+        "The game goes on meanwhile.",
+        name=mention,
+    )
     await deps.runtime.acquire(chat.chat_id)
     with contextlib.suppress(TelegramError):
-        await bot.send_message(chat.chat_id, text, parse_mode=ParseMode.HTML,
-                               message_thread_id=chat.topic_id,
-                               reply_markup=kb.start_keyboard(t, deps.bot_username))
+        await bot.send_message(
+            chat.chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            message_thread_id=chat.topic_id,
+            reply_markup=kb.start_keyboard(t, deps.bot_username),
+        )
 
 
-def render_panel(t: Translator, deps: BotDeps, view: dict[str, Any],
-                 title: str | None = None) -> tuple[str, InlineKeyboardMarkup]:
-    return (texts.panel_text(t, view, title),
-            kb.panel_keyboard(t, view, deps.settings.public_url))
+def render_panel(
+    t: Translator, deps: BotDeps, view: dict[str, Any], title: str | None = None
+) -> tuple[str, InlineKeyboardMarkup]:
+    return (texts.panel_text(t, view, title), kb.panel_keyboard(t, view, deps.settings.public_url))
 
 
-async def send_panel(bot: Bot, deps: BotDeps, game_id: str, user_id: int, *,
-                     title: str | None = None, name: str = "",
-                     language: str | None = None) -> Message | None:
+async def send_panel(
+    bot: Bot,
+    deps: BotDeps,
+    game_id: str,
+    user_id: int,
+    *,
+    title: str | None = None,
+    name: str = "",
+    language: str | None = None,
+) -> Message | None:
     """A fresh panel message (a new message notifies the player; edits do not)."""
     view = await deps.port.view(game_id, user_id)
     if view is None or (view.get("you") or {}).get("seat") is None:
@@ -80,15 +107,25 @@ async def send_panel(bot: Bot, deps: BotDeps, game_id: str, user_id: int, *,
     return msg
 
 
-async def edit_or_send(bot: Bot, deps: BotDeps, message: Message | None, user_id: int,
-                       text: str, markup: InlineKeyboardMarkup | None) -> None:
+async def edit_or_send(
+    bot: Bot,
+    deps: BotDeps,
+    message: Message | None,
+    user_id: int,
+    text: str,
+    markup: InlineKeyboardMarkup | None,
+) -> None:
     """Edit a private message in place; ignore "not modified"; send anew if it is gone."""
     if message is not None:
         try:
-            await bot.edit_message_text(text, chat_id=message.chat_id,
-                                        message_id=message.message_id,
-                                        parse_mode=ParseMode.HTML, reply_markup=markup,
-                                        disable_web_page_preview=True)
+            await bot.edit_message_text(
+                text,
+                chat_id=message.chat_id,
+                message_id=message.message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup,
+                disable_web_page_preview=True,
+            )
             return
         except BadRequest as exc:
             if "not modified" in str(exc).lower():

@@ -75,8 +75,7 @@ class ServicePort:
         view: dict = await self._call("leave", game_id, user_id)
         return view
 
-    async def kick(self, game_id: str, by_user: int, user_id: int, *,
-                   force: bool = False) -> dict:
+    async def kick(self, game_id: str, by_user: int, user_id: int, *, force: bool = False) -> dict:
         """The creator (or, with ``force``, a group admin) removes a player."""
         view: dict = await self._call("kick", game_id, by_user, user_id, force=force)
         return view
@@ -86,15 +85,16 @@ class ServicePort:
         view: dict = await self._call("extend", game_id, user_id, seconds)
         return view
 
-    async def configure(self, game_id: str, user_id: int, *, force: bool = False,
-                        **settings: Any) -> dict:
+    async def configure(
+        self, game_id: str, user_id: int, *, force: bool = False, **settings: Any
+    ) -> dict:
         view: dict = await self._call("configure", game_id, user_id, force=force, **settings)
         return view
 
-    async def add_computer(self, game_id: str, user_id: int, level: str | None = None, *,
-                           force: bool = False) -> dict:
-        view: dict = await self._call("add_computer", game_id, user_id, level=level,
-                                      force=force)
+    async def add_computer(
+        self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
+    ) -> dict:
+        view: dict = await self._call("add_computer", game_id, user_id, level=level, force=force)
         return view
 
     async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict:
@@ -107,8 +107,9 @@ class ServicePort:
     # game -------------------------------------------------------------------------
     async def submit(self, game_id: str, user_id: int, move: dict, version: int) -> SubmitResult:
         try:
-            result: SubmitResult = await self.service.submit(game_id, user_id, move,
-                                                             expected_version=version)
+            result: SubmitResult = await self.service.submit(
+                game_id, user_id, move, expected_version=version
+            )
         except ServiceError as exc:
             raise BotError(_code(exc)) from exc
         return result
@@ -139,10 +140,17 @@ class ServicePort:
                     infos = await fn(game_id)
                 except ServiceError as exc:
                     raise BotError(_code(exc)) from exc
-                return [SeatUser(int(getattr(i, "seat", n)), getattr(i, "user_id", None),
-                                 str(getattr(i, "name", "")), bool(getattr(i, "computer", False)),
-                                 bool(getattr(i, "auto", False)), getattr(i, "language", None))
-                        for n, i in enumerate(infos)]
+                return [
+                    SeatUser(
+                        int(getattr(i, "seat", n)),
+                        getattr(i, "user_id", None),
+                        str(getattr(i, "name", "")),
+                        bool(getattr(i, "computer", False)),
+                        bool(getattr(i, "auto", False)),
+                        getattr(i, "language", None),
+                    )
+                    for n, i in enumerate(infos)
+                ]
         raise BotError("not_found")
 
     async def chat_of(self, game_id: str) -> ChatKey | None:

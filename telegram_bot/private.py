@@ -23,8 +23,13 @@ from telegram_bot.panels import edit_or_send, render_panel
 from telegram_bot.port import BotError
 
 
-async def on_private(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
-                     data: cb.Callback, t: Translator) -> None:
+async def on_private(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    game_id: str,
+    data: cb.Callback,
+    t: Translator,
+) -> None:
     deps = deps_of(context)
     query = update.callback_query
     user = update.effective_user
@@ -68,8 +73,14 @@ async def on_private(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id
     await query.answer()
 
 
-async def submit_move(update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str,
-                      before: dict[str, Any], move: dict[str, Any], t: Translator) -> None:
+async def submit_move(
+    update: Update,
+    context: ContextTypes.DEFAULT_TYPE,
+    game_id: str,
+    before: dict[str, Any],
+    move: dict[str, Any],
+    t: Translator,
+) -> None:
     deps = deps_of(context)
     query = update.callback_query
     user = update.effective_user
@@ -106,16 +117,30 @@ def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]
     old_goals = {g.get("goal") for g in (before.get("you") or {}).get("known_goals") or []}
     for g in (after.get("you") or {}).get("known_goals") or []:
         if g.get("goal") not in old_goals:
-            kind = "🪙 " + t.gettext("gold") if g.get("kind") == "gold" else "🪨 " + t.gettext(
-                "stone")
-            out.append("🗺 " + t.gettext("The {goal} is: {kind}",
-                                         goal=texts.goal_name(t, int(g.get("goal", 0))),
-                                         kind=kind))
-    old_roles = {(r.get("seat"), r.get("role")) for r in (before.get("you") or {}).get(
-        "known_roles") or [] if not r.get("stale")}
+            kind = (
+                "🪙 " + t.gettext("gold") if g.get("kind") == "gold" else "🪨 " + t.gettext("stone")
+            )
+            out.append(
+                "🗺 "
+                + t.gettext(
+                    "The {goal} is: {kind}",
+                    goal=texts.goal_name(t, int(g.get("goal", 0))),
+                    kind=kind,
+                )
+            )
+    old_roles = {
+        (r.get("seat"), r.get("role"))
+        for r in (before.get("you") or {}).get("known_roles") or []
+        if not r.get("stale")
+    }
     for r in (after.get("you") or {}).get("known_roles") or []:
         if (r.get("seat"), r.get("role")) not in old_roles and not r.get("stale"):
-            out.append("🔍 " + t.gettext("{name} is: {role}",
-                                         name=texts.esc(texts.seat_name(t, after, r.get("seat"))),
-                                         role=t.role(r.get("role"))))
+            out.append(
+                "🔍 "
+                + t.gettext(
+                    "{name} is: {role}",
+                    name=texts.esc(texts.seat_name(t, after, r.get("seat"))),
+                    role=t.role(r.get("role")),
+                )
+            )
     return out

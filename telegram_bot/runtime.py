@@ -110,8 +110,9 @@ class Runtime:
         if fn is not None:
             data: dict[str, str] = await fn(game_id)
             return data
-        return {k.split("|", 1)[1]: v for k, v in self._prefs.items()
-                if k.startswith(f"ad:{game_id}|")}
+        return {
+            k.split("|", 1)[1]: v for k, v in self._prefs.items() if k.startswith(f"ad:{game_id}|")
+        }
 
     async def set_game_data(self, game_id: str, name: str, value: str) -> None:
         fn = getattr(self.store, "set_adapter", None)

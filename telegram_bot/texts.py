@@ -16,8 +16,13 @@ from telegram_bot.i18n import Translator
 
 GOAL_ROWS = {0: -2, 1: 0, 2: 2}
 TOOL_ICON = {"pickaxe": "⛏", "lantern": "🔦", "cart": "🛒"}
-FRONT_ICON = {"BREAK_PICKAXE": "⛏✖", "BREAK_LANTERN": "🔦✖", "BREAK_CART": "🛒✖",
-              "TRAPPED": "⛓", "THEFT": "💰"}
+FRONT_ICON = {
+    "BREAK_PICKAXE": "⛏✖",
+    "BREAK_LANTERN": "🔦✖",
+    "BREAK_CART": "🛒✖",
+    "TRAPPED": "⛓",
+    "THEFT": "💰",
+}
 LOBBY_LIMITS = {"classic": (3, 10), "expansion": (2, 12)}
 
 
@@ -44,8 +49,7 @@ def seat_name(t: Translator, view: Mapping[str, Any], seat: int | None) -> str:
 
 
 def goal_name(t: Translator, goal: int) -> str:
-    names = {0: t.gettext("top goal"), 1: t.gettext("middle goal"),
-             2: t.gettext("bottom goal")}
+    names = {0: t.gettext("top goal"), 1: t.gettext("middle goal"), 2: t.gettext("bottom goal")}
     return names.get(goal, t.gettext("goal {n}", n=goal + 1))
 
 
@@ -64,14 +68,18 @@ def level_name(t: Translator, level: str) -> str:
 
 def options_summary(t: Translator, view: dict[str, Any]) -> str:
     opts = view.get("options") or {}
-    on = [t.pgettext("option", k) for k, v in sorted(opts.items())
-          if v is True and k != "rounds"]
+    on = [t.pgettext("option", k) for k, v in sorted(opts.items()) if v is True and k != "rounds"]
     return ", ".join(on) if on else t.gettext("standard rules")
 
 
 # ---------------------------------------------------------------- lobby (group)
-def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None = None,
-               turn_time: int | None = None) -> str:
+def lobby_text(
+    t: Translator,
+    view: dict[str, Any],
+    *,
+    autostart_in: int | None = None,
+    turn_time: int | None = None,
+) -> str:
     edition = str(view.get("edition", "classic"))
     low, high = LOBBY_LIMITS.get(edition, (2, 12))
     settings = view.get("settings") or {}
@@ -83,12 +91,17 @@ def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None 
         "⛏ <b>" + t.gettext("Saboteur — new game") + "</b>",
         t.gettext("Edition: {edition}", edition=t.pgettext("edition", edition)),
         t.gettext("Rounds: {n}", n=view.get("rounds", 3))
-        + " · " + t.gettext("Turn time: {time}", time=turn_time_text(t, turn_time)),
+        + " · "
+        + t.gettext("Turn time: {time}", time=turn_time_text(t, turn_time)),
         t.gettext("Options: {options}", options=options_summary(t, view)),
     ]
     if any(s.get("computer") for s in seats):
-        lines.append(t.gettext("Computer players: {level}", level=level_name(
-            t, str(settings.get("computer_level", "normal")))))
+        lines.append(
+            t.gettext(
+                "Computer players: {level}",
+                level=level_name(t, str(settings.get("computer_level", "normal"))),
+            )
+        )
     lines += [
         "",
         t.gettext("Players ({n}/{max}):", n=len(seats), max=high),
@@ -97,12 +110,12 @@ def lobby_text(t: Translator, view: dict[str, Any], *, autostart_in: int | None 
     ]
     if len(seats) < low:
         lines.append(t.gettext("At least {n} players are needed.", n=low))
-    lines.append(t.gettext("Press “Join”: I open our private chat, where your role and "
-                           "cards will come."))
+    lines.append(
+        t.gettext("Press “Join”: I open our private chat, where your role and cards will come.")
+    )
     if autostart_in is not None and autostart_in > -3600 and len(seats) >= low:
         left = max(0, autostart_in)
-        when = t.gettext("{m} min", m=-(-left // 60)) if left >= 60 else t.gettext(
-            "{s} s", s=left)
+        when = t.gettext("{m} min", m=-(-left // 60)) if left >= 60 else t.gettext("{s} s", s=left)
         lines.append("⏱ " + t.gettext("Starts by itself in {time}.", time=when))
     return "\n".join(lines)
 
@@ -136,8 +149,11 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
     """The group caption: public facts only (the spectator view holds nothing else)."""
     status = view.get("status")
     edition = t.pgettext("edition", str(view.get("edition", "classic")))
-    head = "⛏ <b>" + t.gettext("Round {r}/{n}", r=view.get("round", 1),
-                                 n=view.get("rounds", 3)) + f"</b> · {esc(edition)}"
+    head = (
+        "⛏ <b>"
+        + t.gettext("Round {r}/{n}", r=view.get("round", 1), n=view.get("rounds", 3))
+        + f"</b> · {esc(edition)}"
+    )
     turn_time = (view.get("settings") or {}).get("turn_time")
     if turn_time and status in ("playing", "stealing"):
         head += f" · ⏱ {turn_time_text(t, int(turn_time))}"
@@ -170,8 +186,13 @@ def board_caption(t: Translator, view: dict[str, Any]) -> str:
         parts = [f"{mark} {esc(display_name(t, s))}{role_text}", f"🂠{s.get('hand_size', 0)}", extra]
         rows.append(" ".join(p for p in parts if p) + gold_text)
     lines.extend(rows)
-    lines.append(t.gettext("Deck: {deck} · Discarded: {discard}",
-                           deck=view.get("deck_size", 0), discard=view.get("discard_size", 0)))
+    lines.append(
+        t.gettext(
+            "Deck: {deck} · Discarded: {discard}",
+            deck=view.get("deck_size", 0),
+            discard=view.get("discard_size", 0),
+        )
+    )
     last = last_event(t, view)
     if last:
         lines.append("📝 " + last)
@@ -208,24 +229,41 @@ def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | 
     code = str(e.get("code") or "")
     timeout = " ⌛" if e.get("timeout") else ""
     if code == "path_placed":
-        return t.gettext("{who} placed {card} at ({x}, {y}).", who=who, card=card,
-                         x=e.get("x"), y=e.get("y"))
-    if code in ("tool_broken", "tool_repaired", "hands_off", "freed", "trapped",
-                "hands_swapped", "inspected", "hats_swapped"):
-        return t.gettext("{who} played {card} on {target}.", who=who, card=card,
-                         target=target)
+        return t.gettext(
+            "{who} placed {card} at ({x}, {y}).", who=who, card=card, x=e.get("x"), y=e.get("y")
+        )
+    if code in (
+        "tool_broken",
+        "tool_repaired",
+        "hands_off",
+        "freed",
+        "trapped",
+        "hands_swapped",
+        "inspected",
+        "hats_swapped",
+    ):
+        return t.gettext("{who} played {card} on {target}.", who=who, card=card, target=target)
     if code == "rockfall":
-        return t.gettext("{who} caused a rockfall at ({x}, {y}).", who=who,
-                         x=e.get("x"), y=e.get("y"))
+        return t.gettext(
+            "{who} caused a rockfall at ({x}, {y}).", who=who, x=e.get("x"), y=e.get("y")
+        )
     if code == "map_used":
-        return t.gettext("{who} looked at the {goal}.", who=who,
-                         goal=goal_name(t, int(e.get("goal", 1))))
+        return t.gettext(
+            "{who} looked at the {goal}.", who=who, goal=goal_name(t, int(e.get("goal", 1)))
+        )
     if code == "theft_laid":
         return t.gettext("{who} laid a theft card.", who=who)
     if code in ("passed", "discarded_to_remove"):
         n = int(e.get("count") or 1)
-        return t.ngettext("{who} passed (discarded {n} card).",
-                          "{who} passed (discarded {n} cards).", n, who=who) + timeout
+        return (
+            t.ngettext(
+                "{who} passed (discarded {n} card).",
+                "{who} passed (discarded {n} cards).",
+                n,
+                who=who,
+            )
+            + timeout
+        )
     if code == "stole":
         if e.get("target_seat") is None:
             return t.gettext("{who} found nobody to steal from.", who=who) + timeout
@@ -243,12 +281,13 @@ def round_result_text(t: Translator, view: dict[str, Any]) -> str:
     """Round-end reveal for the group (public at round end: RULES §8)."""
     rr = view.get("round_result") or {}
     winners = str(rr.get("winners") or "nobody")
-    lines = ["🏁 <b>" + t.gettext("Round {r} is over.", r=view.get("round", 1)) + "</b>",
-             t.gettext("Winners: {side}.", side=t.pgettext("side", winners))]
+    lines = [
+        "🏁 <b>" + t.gettext("Round {r} is over.", r=view.get("round", 1)) + "</b>",
+        t.gettext("Winners: {side}.", side=t.pgettext("side", winners)),
+    ]
     gold_goal = rr.get("gold_goal")
     if gold_goal is not None:
-        lines.append(t.gettext("The gold was under the {goal}.",
-                               goal=goal_name(t, int(gold_goal))))
+        lines.append(t.gettext("The gold was under the {goal}.", goal=goal_name(t, int(gold_goal))))
     roles = rr.get("roles") or [s.get("role") for s in view.get("seats", [])]
     for s in view.get("seats", []):
         i = s.get("seat", 0)
@@ -263,8 +302,15 @@ def final_text(t: Translator, view: dict[str, Any]) -> str:
     seats = view.get("seats", [])
     final = view.get("final") or {}
     gold = final.get("gold") if isinstance(final, dict) else None
-    totals = [(s.get("gold") if s.get("gold") is not None else
-               (gold[s["seat"]] if isinstance(gold, list) else 0)) or 0 for s in seats]
+    totals = [
+        (
+            s.get("gold")
+            if s.get("gold") is not None
+            else (gold[s["seat"]] if isinstance(gold, list) else 0)
+        )
+        or 0
+        for s in seats
+    ]
     best = max(totals) if totals else 0
     lines = ["🏆 <b>" + t.gettext("Final scores") + "</b>"]
     order = sorted(range(len(seats)), key=lambda i: -totals[i])
@@ -286,8 +332,9 @@ def secrets_text(t: Translator, view: dict[str, Any]) -> str:
     parts = [t.gettext("Your role: {role}", role=t.role(you.get("role")))]
     for g in you.get("known_goals") or []:
         kind = t.gettext("gold") if g.get("kind") == "gold" else t.gettext("stone")
-        parts.append(t.gettext("{goal}: {kind}", goal=goal_name(t, int(g.get("goal", 0))),
-                               kind=kind))
+        parts.append(
+            t.gettext("{goal}: {kind}", goal=goal_name(t, int(g.get("goal", 0))), kind=kind)
+        )
     for r in you.get("known_roles") or []:
         stale = " (?)" if r.get("stale") else ""
         parts.append(f"{seat_name(t, view, r.get('seat'))}: {t.role(r.get('role'))}{stale}")
@@ -301,14 +348,13 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
     lines = []
     if title:
         lines.append(title)
-    lines.append("⛏ " + t.gettext("Round {r}/{n}", r=view.get("round", 1),
-                                   n=view.get("rounds", 3)))
+    lines.append("⛏ " + t.gettext("Round {r}/{n}", r=view.get("round", 1), n=view.get("rounds", 3)))
     lines.append("🎭 " + esc(t.gettext("Your role: {role}", role=t.role(you.get("role")))))
     for g in you.get("known_goals") or []:
-        kind = "🪙 " + t.gettext("gold") if g.get("kind") == "gold" else "🪨 " + t.gettext(
-            "stone")
-        lines.append("🗺 " + t.gettext("{goal}: {kind}",
-                                       goal=goal_name(t, int(g.get("goal", 0))), kind=kind))
+        kind = "🪙 " + t.gettext("gold") if g.get("kind") == "gold" else "🪨 " + t.gettext("stone")
+        lines.append(
+            "🗺 " + t.gettext("{goal}: {kind}", goal=goal_name(t, int(g.get("goal", 0))), kind=kind)
+        )
     for r in you.get("known_roles") or []:
         lines.append("🔍 " + esc(f"{seat_name(t, view, r.get('seat'))}: {t.role(r.get('role'))}"))
     hand = hand_lines(t, view)
@@ -329,8 +375,7 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
         elif status == "stealing":
             lines.append("💰 " + t.gettext("Choose whom to steal from."))
         elif current == seat:
-            lines.append("▶ <b>" + t.gettext("Your turn!") + "</b> "
-                         + t.gettext("Choose a card."))
+            lines.append("▶ <b>" + t.gettext("Your turn!") + "</b> " + t.gettext("Choose a card."))
     elif status in ("playing", "stealing") and current is not None:
         lines.append(t.gettext("Waiting for {name}.", name=esc(seat_name(t, view, current))))
     return "\n".join(lines)
@@ -346,10 +391,11 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
         turn = " ↻" if move.get("rotated") else ""
         return t.gettext("at ({x}, {y})", x=move.get("x"), y=move.get("y")) + turn
     if kind == "repair_tool":
-        return f"→ {target} ({TOOL_ICON.get(str(move.get('tool')), '')} "\
-               f"{t.tool(str(move.get('tool')))})"
-    if kind in ("break_tool", "hands_off", "swap_hand", "inspect", "swap_hats", "trap",
-                "free"):
+        return (
+            f"→ {target} ({TOOL_ICON.get(str(move.get('tool')), '')} "
+            f"{t.tool(str(move.get('tool')))})"
+        )
+    if kind in ("break_tool", "hands_off", "swap_hand", "inspect", "swap_hats", "trap", "free"):
         return f"→ {target}"
     if kind == "rockfall":
         return t.gettext("remove ({x}, {y})", x=move.get("x"), y=move.get("y"))
@@ -362,8 +408,11 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
         return "🗑 " + t.gettext("Discard {cards}", cards=" + ".join(names))
     if kind == "discard_to_remove":
         names = [t.card(str(hand.get(c, ""))) for c in move.get("cards") or []]
-        return "🗑 " + t.gettext("Discard {cards}, remove {what}", cards=" + ".join(names),
-                                 what=t.card(str(move.get("remove"))))
+        return "🗑 " + t.gettext(
+            "Discard {cards}, remove {what}",
+            cards=" + ".join(names),
+            what=t.card(str(move.get("remove"))),
+        )
     if kind == "steal":
         if move.get("target_seat") is None:
             return t.gettext("Steal nothing")
@@ -379,5 +428,8 @@ def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> st
     hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
     card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
     label = move_label(t, view, move)
-    return "✔ " + (f"{card} {label}" if card and move.get("type") not in (
-        "discard", "discard_to_remove") else label)
+    return "✔ " + (
+        f"{card} {label}"
+        if card and move.get("type") not in ("discard", "discard_to_remove")
+        else label
+    )

@@ -35,8 +35,9 @@ pytestmark = [
 
 
 def small(**kw: Any) -> LoadConfig:
-    base: dict[str, Any] = dict(workers=2, games=24, timed_games=6, rates=[20.0],
-                                duration=6.0, settle=2.0)
+    base: dict[str, Any] = dict(
+        workers=2, games=24, timed_games=6, rates=[20.0], duration=6.0, settle=2.0
+    )
     base.update(kw)
     return LoadConfig(**base)
 
@@ -47,8 +48,9 @@ _RESTART: dict[str, Any] = {}
 async def restart_report() -> dict[str, Any]:
     """One Redis-restart run shared by the two tests that read it (saves CI time)."""
     if "report" not in _RESTART:
-        _RESTART["report"] = await run_load(small(duration=14.0, aof=True),
-                                            during=restart_redis(1, 4.0))
+        _RESTART["report"] = await run_load(
+            small(duration=14.0, aof=True), during=restart_redis(1, 4.0)
+        )
     return dict(_RESTART["report"])
 
 
@@ -68,8 +70,11 @@ async def test_load_short() -> None:
         assert step["achieved_moves_per_s"] >= 0.5 * step["offered_moves_per_s"], step
         assert step["post_move_ms"]["p50"] < 1000, step["post_move_ms"]
         # the per-process CPU split names each process
-        assert set(step["worker_cpu_cores_each"]) == {"sab-worker-0", "sab-worker-1",
-                                                       "sab-timers"}, step
+        assert set(step["worker_cpu_cores_each"]) == {
+            "sab-worker-0",
+            "sab-worker-1",
+            "sab-timers",
+        }, step
     assert report["timers"]["stuck_games"] == 0, report["timers"]
     assert report["timers"]["timers_seen_firing"] > 0
     assert report["ws_acked_versions_never_announced"] == 0
@@ -125,8 +130,14 @@ async def test_chaos_redis_drop_short() -> None:
 
 
 async def test_fuzz_short() -> None:
-    report = await run_fuzz(requests=1200, games=4, schemathesis_examples=5,
-                            schemathesis_time=25, wait_auth_timeout=False, skip=DEEP_KINDS)
+    report = await run_fuzz(
+        requests=1200,
+        games=4,
+        schemathesis_examples=5,
+        schemathesis_time=25,
+        wait_auth_timeout=False,
+        skip=DEEP_KINDS,
+    )
     hand = report["hand_made"]
     assert hand["hostile_requests"] >= 1200
     assert hand["5xx"] == 0, hand["5xx_examples"]
@@ -166,8 +177,7 @@ async def server_and_game() -> Any:
 async def test_deeply_nested_json_is_a_400(server_and_game: Any) -> None:
     api, game = server_and_game
     token = next(iter(game.tokens.values()))
-    reply = await api.call("POST", f"/api/games/{game.game_id}/moves", token=token,
-                           raw=deep(5000))
+    reply = await api.call("POST", f"/api/games/{game.game_id}/moves", token=token, raw=deep(5000))
     assert reply.status == 400, reply
 
 

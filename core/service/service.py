@@ -170,6 +170,7 @@ class GameService(Timers, Queries):
         self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
     ) -> dict[str, Any]:
         """A computer seat at ``level`` (default: the lobby's ``computer_level``)."""
+
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.add_computer(loaded.meta, level)
@@ -217,9 +218,7 @@ class GameService(Timers, Queries):
 
     def _lobby_plan(self, meta: Meta) -> Plan:
         """A lobby change: commit the meta and re-arm the lobby's timer with it."""
-        return Plan(
-            meta, None, [], self._lobby_deadline(meta, self.now_ms()), state_changed=False
-        )
+        return Plan(meta, None, [], self._lobby_deadline(meta, self.now_ms()), state_changed=False)
 
     async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
         """End a lobby or a game without a result (creator, or ``force`` for admins)."""
@@ -285,9 +284,7 @@ class GameService(Timers, Queries):
                 if result is not None and result.status == "ok":
                     return result
             # anything else is answered from a fresh load
-            done = await self._submit_at(
-                await self._load(game_id), user_id, move, expected_version
-            )
+            done = await self._submit_at(await self._load(game_id), user_id, move, expected_version)
             if done is None:
                 current = await self._load(game_id)
                 return SubmitResult("stale", self._view(current, user_id), "stale_version")

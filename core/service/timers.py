@@ -68,7 +68,8 @@ class Timers(ServiceCore):
         """
         role = self.config.timer_role
         interval = (
-            self.config.timer_fallback_interval_s if role == "fallback"
+            self.config.timer_fallback_interval_s
+            if role == "fallback"
             else self.config.timer_interval_s
         )
         # The timer index repair and the archive pruning are the timer process's job: a
@@ -147,8 +148,11 @@ class Timers(ServiceCore):
             return 0
         if overdue is not None:
             self.fallback_fired += len(claims)
-            log.warning("timers: taking %d overdue deadline(s) as the fallback "
-                        "(is the timer process down or starved?)", len(claims))
+            log.warning(
+                "timers: taking %d overdue deadline(s) as the fallback "
+                "(is the timer process down or starved?)",
+                len(claims),
+            )
         fires = [self._guarded(c) for c in claims]
         if wait:
             await asyncio.gather(*fires)
@@ -241,8 +245,9 @@ class Timers(ServiceCore):
         if meta.idle_until is None or now >= meta.idle_until:
             meta.cancelled = meta.expired = True
             return Plan(meta, None, [], None, state_changed=False)
-        return Plan(meta, None, [], self._lobby_deadline(meta, now, idle=False),
-                    state_changed=False)
+        return Plan(
+            meta, None, [], self._lobby_deadline(meta, now, idle=False), state_changed=False
+        )
 
     async def _timed_step(self, loaded: Loaded) -> Plan:
         """The move a due deadline makes: a computer seat's move, or the timeout rule."""

@@ -241,7 +241,8 @@ class MemoryStore:
         lease_until = now_ms + lease_ms
         peek = overdue_ms is not None
         due = sorted(
-            (s, m) for m, s in self._timers.items()
+            (s, m)
+            for m, s in self._timers.items()
             if s <= now_ms and parse_timer_member(m)[1] in kinds
         )[:limit]
         claims = []
@@ -251,7 +252,9 @@ class MemoryStore:
             version = game.timer_version if game is not None else None
             if peek and kind == TIMER_TURN:  # a fallback poller: only the record decides
                 if (
-                    game is not None and version is not None and game.deadline_ms is not None
+                    game is not None
+                    and version is not None
+                    and game.deadline_ms is not None
                     and game.deadline_ms <= now_ms - (overdue_ms or 0)
                     and (game.lease_until is None or game.lease_until <= now_ms)
                 ):

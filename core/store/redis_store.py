@@ -594,8 +594,12 @@ class RedisStore:
         member = timer_member(claim.game_id, claim.kind)
 
         def build(pipe: Pipeline) -> None:
-            _evalsha(pipe, self._timer_done, [self.keys.game(claim.game_id)],
-                     [claim.version, claim.lease_until])
+            _evalsha(
+                pipe,
+                self._timer_done,
+                [self.keys.game(claim.game_id)],
+                [claim.version, claim.lease_until],
+            )
             args = ["cas", member, _now_ms(), claim.lease_until]
             _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 

@@ -29,32 +29,47 @@ from tests.load.run import LoadConfig, run_load
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tests.chaos", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m tests.chaos",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("scenario", choices=["kill", "redis-restart", "redis-drop", "duplicates"])
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--timed-games", type=int, default=40)
     p.add_argument("--rate", type=float, default=100.0)
     p.add_argument("--kills", type=int, default=100)
-    p.add_argument("--every", type=float, default=None,
-                   help="seconds between faults (kill: 3, redis: 20)")
+    p.add_argument(
+        "--every", type=float, default=None, help="seconds between faults (kill: 3, redis: 20)"
+    )
     p.add_argument("--faults", type=int, default=3, help="Redis restarts / cuts")
-    p.add_argument("--down", type=float, default=None,
-                   help="seconds Redis stays away (restart: 1, cut: 3)")
-    p.add_argument("--deliveries", type=int, default=20,
-                   help="duplicates: copies of each webhook update")
+    p.add_argument(
+        "--down", type=float, default=None, help="seconds Redis stays away (restart: 1, cut: 3)"
+    )
+    p.add_argument(
+        "--deliveries", type=int, default=20, help="duplicates: copies of each webhook update"
+    )
     p.add_argument("--copies", type=int, default=100, help="duplicates: copies of the move")
-    p.add_argument("--redis-max-connections", type=int, default=0,
-                   help="workaround for the store's pool limit (see python -m tests.load -h)")
+    p.add_argument(
+        "--redis-max-connections",
+        type=int,
+        default=0,
+        help="workaround for the store's pool limit (see python -m tests.load -h)",
+    )
     p.add_argument("--out", type=Path, default=None)
     return p
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    cfg = LoadConfig(workers=args.workers, games=args.games, timed_games=args.timed_games,
-                     rates=[args.rate], settle=3.0,
-                     redis_max_connections=args.redis_max_connections)
+    cfg = LoadConfig(
+        workers=args.workers,
+        games=args.games,
+        timed_games=args.timed_games,
+        rates=[args.rate],
+        settle=3.0,
+        redis_max_connections=args.redis_max_connections,
+    )
     if args.scenario == "kill":
         every = args.every or 3.0
         cfg.duration = args.kills * (every + 3.5) + 5
@@ -85,16 +100,21 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     from tests.chaos.duplicates import run_duplicates
 
     with RedisServer() as redis_server:
-        return await run_duplicates(redis_server.url, workers=args.workers,
-                                    deliveries=args.deliveries, copies=args.copies)
+        return await run_duplicates(
+            redis_server.url, workers=args.workers, deliveries=args.deliveries, copies=args.copies
+        )
 
 
 def verdict(report: dict[str, Any]) -> bool:
     if "integrity" not in report:
         return bool(report.get("ok"))
     integrity, timers = report["integrity"], report["timers"]
-    return (integrity["games_lost"] == 0 and integrity["games_corrupted"] == 0
-            and integrity["acknowledged_then_lost"] == 0 and timers["stuck_games"] == 0)
+    return (
+        integrity["games_lost"] == 0
+        and integrity["games_corrupted"] == 0
+        and integrity["acknowledged_then_lost"] == 0
+        and timers["stuck_games"] == 0
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

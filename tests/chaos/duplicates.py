@@ -40,15 +40,22 @@ async def _replies(fake: FakeBotAPI, chat_id: int, settle: float = 2.0) -> int:
     return last
 
 
-async def webhook_duplicates(fake: FakeBotAPI, server: ServerGroup, http: aiohttp.ClientSession,
-                             updates: int, deliveries: int) -> dict[str, Any]:
+async def webhook_duplicates(
+    fake: FakeBotAPI,
+    server: ServerGroup,
+    http: aiohttp.ClientSession,
+    updates: int,
+    deliveries: int,
+) -> dict[str, Any]:
     url = server.base_url + WEBHOOK_PATH
     headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
 
     async def post(update: dict[str, Any]) -> int:
         # a fresh connection per copy, so SO_REUSEPORT spreads the copies over workers
-        async with aiohttp.ClientSession() as one, one.post(url, json=update,
-                                                            headers=headers) as resp:
+        async with (
+            aiohttp.ClientSession() as one,
+            one.post(url, json=update, headers=headers) as resp,
+        ):
             return resp.status
 
     # baseline: how many messages one delivery of /help produces
@@ -76,8 +83,9 @@ async def webhook_duplicates(fake: FakeBotAPI, server: ServerGroup, http: aiohtt
     }
 
 
-async def move_duplicates(server: ServerGroup, http: aiohttp.ClientSession, redis_url: str,
-                          copies: int) -> dict[str, Any]:
+async def move_duplicates(
+    server: ServerGroup, http: aiohttp.ClientSession, redis_url: str, copies: int
+) -> dict[str, Any]:
     api = Api(server.base_url, http)
     driver = Driver(api)
     game = await driver.new_human_game()
@@ -90,7 +98,8 @@ async def move_duplicates(server: ServerGroup, http: aiohttp.ClientSession, redi
     async def post() -> int:
         async with aiohttp.ClientSession() as one:
             reply = await Api(server.base_url, one).call(
-                "POST", f"/api/games/{game.game_id}/moves", token=game.tokens[seat], body=body)
+                "POST", f"/api/games/{game.game_id}/moves", token=game.tokens[seat], body=body
+            )
             return reply.status
 
     results = await asyncio.gather(*(post() for _ in range(copies)))
@@ -109,12 +118,16 @@ async def move_duplicates(server: ServerGroup, http: aiohttp.ClientSession, redi
     }
 
 
-async def run_duplicates(redis_url: str, *, workers: int = 2, updates: int = 5,
-                         deliveries: int = 20, copies: int = 100) -> dict[str, Any]:
+async def run_duplicates(
+    redis_url: str, *, workers: int = 2, updates: int = 5, deliveries: int = 20, copies: int = 100
+) -> dict[str, Any]:
     fake = FakeBotAPI()
     await fake.start()
     server = ServerGroup(
-        redis_url, workers=workers, prefix="dup:", api_only=False,
+        redis_url,
+        workers=workers,
+        prefix="dup:",
+        api_only=False,
         extra_env={
             "TELEGRAM_API_BASE_URL": fake.base_url,
             "WEBHOOK_URL": "https://bot.example.invalid" + WEBHOOK_PATH,

@@ -106,8 +106,15 @@ class ProxyProcess:
     def start(self) -> ProxyProcess:
         self.port = self.port or free_port()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.chaos.proxy", str(self.port), str(self.target),
-             "--max-seconds", str(self.max_seconds)],
+            [
+                sys.executable,
+                "-m",
+                "tests.chaos.proxy",
+                str(self.port),
+                str(self.target),
+                "--max-seconds",
+                str(self.max_seconds),
+            ],
             start_new_session=True,
         )
         wait_until(lambda: _can_connect(self.port), 15, "redis proxy")

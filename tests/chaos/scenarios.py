@@ -86,19 +86,23 @@ def kill_workers(kills: int, every: float, seed: int = 7, timer_every: int = 3) 
             else:
                 restarts.append(back + 0.3)
             stats = env.driver.stats
-            errors_around.append(_errors_between(stats.error_times, killed_at - 0.1,
-                                                 killed_at + (back or 30) + 0.5))
-        env.notes.update({
-            "kind": f"kill -9 a worker (one kill in {timer_every}: the timer process)"
-            if timer_kills else "kill -9 a worker",
-            "kills": done,
-            "timer_process_kills": timer_kills,
-            "timer_process_back_s": dist(timer_back),
-            "every_s": every,
-            "worker_back_listening_s": dist(restarts),
-            "workers_not_back_within_30s": not_back,
-            "client_errors_per_kill": dist([float(e) for e in errors_around]),
-        })
+            errors_around.append(
+                _errors_between(stats.error_times, killed_at - 0.1, killed_at + (back or 30) + 0.5)
+            )
+        env.notes.update(
+            {
+                "kind": f"kill -9 a worker (one kill in {timer_every}: the timer process)"
+                if timer_kills
+                else "kill -9 a worker",
+                "kills": done,
+                "timer_process_kills": timer_kills,
+                "timer_process_back_s": dist(timer_back),
+                "every_s": every,
+                "worker_back_listening_s": dist(restarts),
+                "workers_not_back_within_30s": not_back,
+                "client_errors_per_kill": dist([float(e) for e in errors_around]),
+            }
+        )
 
     return hook
 
@@ -151,8 +155,12 @@ def restart_redis(restarts: int, every: float, down: float = 1.0) -> Hook:
             env.watch.excused[window] = (wall, time.time() * 1000)
             await asyncio.sleep(min(every, 8.0))
             rounds.append(_outage_figures(env, began, ended))
-        env.notes.update({"kind": "kill -9 and restart Redis (appendonly yes, appendfsync "
-                                   "always)", "restarts": rounds})
+        env.notes.update(
+            {
+                "kind": "kill -9 and restart Redis (appendonly yes, appendfsync always)",
+                "restarts": rounds,
+            }
+        )
 
     return hook
 
@@ -189,10 +197,12 @@ def cut_redis(proxy: ProxyProcess, cuts: int, every: float, down: float = 3.0) -
         await asyncio.sleep(min(every, 8.0))
         kill_round = _outage_figures(env, began, ended)
         kill_round["connections_killed"] = killed
-        env.notes.update({
-            "kind": "cut worker<->Redis TCP at a proxy, then CLIENT KILL TYPE normal+pubsub",
-            "cuts": rounds,
-            "client_kill": kill_round,
-        })
+        env.notes.update(
+            {
+                "kind": "cut worker<->Redis TCP at a proxy, then CLIENT KILL TYPE normal+pubsub",
+                "cuts": rounds,
+                "client_kill": kill_round,
+            }
+        )
 
     return hook

@@ -48,7 +48,12 @@ def test_icons_are_well_formed_primitives_in_the_unit_box() -> None:
 
 def test_in_front_kinds_and_roles_are_covered() -> None:
     assert set(look.IN_FRONT_ICONS) == {
-        "BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART", "TRAPPED", "THEFT"}
+        "BREAK_PICKAXE",
+        "BREAK_LANTERN",
+        "BREAK_CART",
+        "TRAPPED",
+        "THEFT",
+    }
     assert all(icon in look.ICONS for icon, _ in look.IN_FRONT_ICONS.values())
     cards = json.loads(CARDS.read_text())
     roles = {r["id"] for ed in ("saboteur1", "saboteur2") for r in cards[ed]["role_cards"]}

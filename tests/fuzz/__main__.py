@@ -18,22 +18,31 @@ from tests.fuzz.run import run_fuzz
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m tests.fuzz",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--requests", type=int, default=10_000, help="hand-made requests")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--schemathesis-examples", type=int, default=100,
-                   help="per operation; 0 skips schemathesis")
+    p.add_argument(
+        "--schemathesis-examples", type=int, default=100, help="per operation; 0 skips schemathesis"
+    )
     p.add_argument("--schemathesis-time", type=float, default=180)
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
-    report = asyncio.run(run_fuzz(
-        requests=args.requests, games=args.games, workers=args.workers, seed=args.seed,
-        schemathesis_examples=args.schemathesis_examples,
-        schemathesis_time=args.schemathesis_time,
-    ))
+    report = asyncio.run(
+        run_fuzz(
+            requests=args.requests,
+            games=args.games,
+            workers=args.workers,
+            seed=args.seed,
+            schemathesis_examples=args.schemathesis_examples,
+            schemathesis_time=args.schemathesis_time,
+        )
+    )
     text = json.dumps(report, indent=2, ensure_ascii=False)
     print(text)
     if args.out:

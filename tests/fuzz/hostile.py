@@ -51,13 +51,11 @@ def forged_init_data(rng: random.Random, user_id: int) -> list[tuple[str, str]]:
     flipped["hash"] = h[:i] + ("0" if h[i] != "0" else "1") + h[i + 1 :]
     out.append(("wrong_hash", _resign_free(flipped)))
     other_user = dict(fields)
-    other_user["user"] = json.dumps({"id": user_id + 1, "first_name": "Eve"},
-                                    separators=(",", ":"))
+    other_user["user"] = json.dumps({"id": user_id + 1, "first_name": "Eve"}, separators=(",", ":"))
     out.append(("user_swapped_after_signing", _resign_free(other_user)))
     out.append(("foreign_bot", init_data(user_id, "Eve", token=FOREIGN_BOT_TOKEN)))
     out.append(("expired", init_data(user_id, "Eve", auth_date=int(time.time()) - 86400 - 60)))
-    out.append(("from_the_future", init_data(user_id, "Eve",
-                                             auth_date=int(time.time()) + 3600)))
+    out.append(("from_the_future", init_data(user_id, "Eve", auth_date=int(time.time()) + 3600)))
     replay = dict(fields)
     replay["start_param"] = "jSOMEGAME"
     out.append(("replayed_with_added_field", _resign_free(replay)))
@@ -96,8 +94,11 @@ def forgery_cases(rng: random.Random, user_id: int) -> list[Case]:
     cases = []
     headers = [(n, f"tma {v}") for n, v in forged_init_data(rng, user_id)]
     headers += [(n, f"Bearer {v}") for n, v in forged_tokens(rng, user_id)]
-    headers += [("basic_scheme", "Basic ZXZlOmV2ZQ=="), ("tma_empty", "tma "),
-                ("bearer_empty", "Bearer ")]
+    headers += [
+        ("basic_scheme", "Basic ZXZlOmV2ZQ=="),
+        ("tma_empty", "tma "),
+        ("bearer_empty", "Bearer "),
+    ]
     move = json.dumps({"version": 1, "move": {"type": "discard", "cards": ["x"]}}).encode()
     for name, header in headers:
         h = {"Authorization": header, "Content-Type": "application/json"}
@@ -160,23 +161,43 @@ def body_cases(rng: random.Random) -> list[tuple[str, str, bytes, str]]:
         ("json_array", "/api/games/{game}/moves", b"[1,2,3]", "4xx"),
         ("json_string", "/api/games/{game}/moves", b'"move"', "4xx"),
         ("empty", "/api/games/{game}/moves", b"", "4xx"),
-        ("duplicate_keys", "/api/games/{game}/moves",
-         b'{"version":1,"version":"x","move":{"type":"discard","cards":[]}}', "4xx"),
+        (
+            "duplicate_keys",
+            "/api/games/{game}/moves",
+            b'{"version":1,"version":"x","move":{"type":"discard","cards":[]}}',
+            "4xx",
+        ),
         ("create_bad_seats", "/api/games", json.dumps({"seats": junk(rng)}).encode(), "not5xx"),
-        ("create_bad_options", "/api/games",
-         json.dumps({"edition": "classic", "options": {junk_key(rng): junk(rng)}}).encode(),
-         "not5xx"),
-        ("create_bad_edition", "/api/games", json.dumps({"edition": junk(rng)}).encode(),
-         "not5xx"),
-        ("create_bad_computers", "/api/games",
-         json.dumps({"seats": 3, "computer_seats": junk(rng), "level": junk(rng)}).encode(),
-         "not5xx"),
+        (
+            "create_bad_options",
+            "/api/games",
+            json.dumps({"edition": "classic", "options": {junk_key(rng): junk(rng)}}).encode(),
+            "not5xx",
+        ),
+        ("create_bad_edition", "/api/games", json.dumps({"edition": junk(rng)}).encode(), "not5xx"),
+        (
+            "create_bad_computers",
+            "/api/games",
+            json.dumps({"seats": 3, "computer_seats": junk(rng), "level": junk(rng)}).encode(),
+            "not5xx",
+        ),
     ]
 
 
 def junk_key(rng: random.Random) -> str:
-    return rng.choice(["rounds", "gold_per_digger", "old_mine", "bounded_board", "x" * 300,
-                       "", "__proto__", "competitive", "max_saboteurs"])
+    return rng.choice(
+        [
+            "rounds",
+            "gold_per_digger",
+            "old_mine",
+            "bounded_board",
+            "x" * 300,
+            "",
+            "__proto__",
+            "competitive",
+            "max_saboteurs",
+        ]
+    )
 
 
 def mutate_move(rng: random.Random, move: dict[str, Any]) -> dict[str, Any]:
@@ -190,9 +211,34 @@ def mutate_move(rng: random.Random, move: dict[str, Any]) -> dict[str, Any]:
         elif action < 0.7 and keys:
             out.pop(rng.choice(keys))
         elif action < 0.85:
-            out[rng.choice(["card", "x", "y", "rotated", "target_seat", "tool", "goal",
-                            "cards", "remove", "seat", "timeout"])] = junk(rng)
+            out[
+                rng.choice(
+                    [
+                        "card",
+                        "x",
+                        "y",
+                        "rotated",
+                        "target_seat",
+                        "tool",
+                        "goal",
+                        "cards",
+                        "remove",
+                        "seat",
+                        "timeout",
+                    ]
+                )
+            ] = junk(rng)
         else:
-            out["type"] = rng.choice(["timeout", "apply_timeout", "take_seat_back",
-                                      "next_round", "steal", "PLACE_PATH", "", "discard"])
+            out["type"] = rng.choice(
+                [
+                    "timeout",
+                    "apply_timeout",
+                    "take_seat_back",
+                    "next_round",
+                    "steal",
+                    "PLACE_PATH",
+                    "",
+                    "discard",
+                ]
+            )
     return out

@@ -75,8 +75,16 @@ class Fuzzer:
         self.stranger = ""  # a signed-in user seated nowhere
         self.seen: dict[str, dict[int, dict[str, Any]]] = {}  # game id -> views by seat
 
-    async def send(self, kind: str, method: str, path: str, *, headers: dict[str, str],
-                   raw: bytes | None, expect: str) -> Reply | None:
+    async def send(
+        self,
+        kind: str,
+        method: str,
+        path: str,
+        *,
+        headers: dict[str, str],
+        raw: bytes | None,
+        expect: str,
+    ) -> Reply | None:
         async with self.gate:
             try:
                 reply = await self.api.call(method, path, headers=headers, raw=raw)
@@ -95,8 +103,16 @@ class Fuzzer:
         for _ in range(rounds):
             for case in hostile.forgery_cases(self.rng, self.rng.randrange(1, 2**40)):
                 path = case.path.replace("{game}", self.game().game_id)
-                jobs.append(self.send(case.kind, case.method, path, headers=case.headers,
-                                      raw=case.raw, expect=case.expect))
+                jobs.append(
+                    self.send(
+                        case.kind,
+                        case.method,
+                        path,
+                        headers=case.headers,
+                        raw=case.raw,
+                        expect=case.expect,
+                    )
+                )
         await asyncio.gather(*jobs)
 
     async def bodies(self, rounds: int, skip: frozenset[str] = frozenset()) -> None:
@@ -107,11 +123,17 @@ class Fuzzer:
                     continue
                 game = self.game()
                 token = self.rng.choice(list(game.tokens.values()))
-                headers = {"Authorization": f"Bearer {token}",
-                           "Content-Type": "application/json"}
-                jobs.append(self.send(f"body:{kind}", "POST",
-                                      path.replace("{game}", game.game_id),
-                                      headers=headers, raw=raw, expect=expect))
+                headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+                jobs.append(
+                    self.send(
+                        f"body:{kind}",
+                        "POST",
+                        path.replace("{game}", game.game_id),
+                        headers=headers,
+                        raw=raw,
+                        expect=expect,
+                    )
+                )
         await asyncio.gather(*jobs)
 
     async def _views(self, game: Game) -> dict[int, dict[str, Any]]:
@@ -143,26 +165,61 @@ class Fuzzer:
                 continue
             stolen = [c["id"] for c in other["you"].get("hand", [])]
             if stolen and "card" in move:
-                await self.send("semantic:others_card", "POST", path, headers=h,
-                                raw=body({**move, "card": self.rng.choice(stolen)}), expect="4xx")
+                await self.send(
+                    "semantic:others_card",
+                    "POST",
+                    path,
+                    headers=h,
+                    raw=body({**move, "card": self.rng.choice(stolen)}),
+                    expect="4xx",
+                )
             if "cards" in move and stolen:
-                await self.send("semantic:others_cards", "POST", path, headers=h,
-                                raw=body({**move, "cards": stolen[:1]}), expect="4xx")
-            oh = {"Authorization": f"Bearer {game.tokens[seat]}",
-                  "Content-Type": "application/json"}
-            await self.send("semantic:out_of_turn", "POST", path, headers=oh, raw=body(move),
-                            expect="4xx")
-        await self.send("semantic:stale_version", "POST", path, headers=h,
-                        raw=body(move, view["version"] - 1), expect="4xx")
-        await self.send("semantic:future_version", "POST", path, headers=h,
-                        raw=body(move, view["version"] + 5), expect="4xx")
-        await self.send("semantic:timeout", "POST", path, headers=h,
-                        raw=body({"type": "timeout"}), expect="4xx")
+                await self.send(
+                    "semantic:others_cards",
+                    "POST",
+                    path,
+                    headers=h,
+                    raw=body({**move, "cards": stolen[:1]}),
+                    expect="4xx",
+                )
+            oh = {
+                "Authorization": f"Bearer {game.tokens[seat]}",
+                "Content-Type": "application/json",
+            }
+            await self.send(
+                "semantic:out_of_turn", "POST", path, headers=oh, raw=body(move), expect="4xx"
+            )
+        await self.send(
+            "semantic:stale_version",
+            "POST",
+            path,
+            headers=h,
+            raw=body(move, view["version"] - 1),
+            expect="4xx",
+        )
+        await self.send(
+            "semantic:future_version",
+            "POST",
+            path,
+            headers=h,
+            raw=body(move, view["version"] + 5),
+            expect="4xx",
+        )
+        await self.send(
+            "semantic:timeout", "POST", path, headers=h, raw=body({"type": "timeout"}), expect="4xx"
+        )
         sh = {"Authorization": f"Bearer {self.stranger}", "Content-Type": "application/json"}
-        await self.send("semantic:stranger_move", "POST", path, headers=sh, raw=body(move),
-                        expect="4xx")
-        await self.send("semantic:stranger_start", "POST", f"/api/games/{game.game_id}/start",
-                        headers=sh, raw=b"{}", expect="4xx")
+        await self.send(
+            "semantic:stranger_move", "POST", path, headers=sh, raw=body(move), expect="4xx"
+        )
+        await self.send(
+            "semantic:stranger_start",
+            "POST",
+            f"/api/games/{game.game_id}/start",
+            headers=sh,
+            raw=b"{}",
+            expect="4xx",
+        )
 
     async def mutations(self, count: int) -> None:
         """Legal moves with fields broken; every tenth a clean move keeps games moving."""
@@ -176,8 +233,10 @@ class Fuzzer:
                 continue
             view = views[actor]
             move = self.rng.choice(view["legal_moves"])
-            h = {"Authorization": f"Bearer {game.tokens[actor]}",
-                 "Content-Type": "application/json"}
+            h = {
+                "Authorization": f"Bearer {game.tokens[actor]}",
+                "Content-Type": "application/json",
+            }
             clean = i % 10 == 0
             sent = move if clean else hostile.mutate_move(self.rng, move)
             version: Any = view["version"] if self.rng.random() < 0.8 else hostile.junk(self.rng)
@@ -185,8 +244,14 @@ class Fuzzer:
                 raw = json.dumps({"version": version, "move": sent}).encode()
             except ValueError:
                 continue
-            reply = await self.send("mutation", "POST", f"/api/games/{game.game_id}/moves",
-                                    headers=h, raw=raw, expect="not5xx")
+            reply = await self.send(
+                "mutation",
+                "POST",
+                f"/api/games/{game.game_id}/moves",
+                headers=h,
+                raw=raw,
+                expect="not5xx",
+            )
             if reply is not None and reply.status == 200:
                 self.seen[game.game_id] = await self._views(game)
                 if not clean:
@@ -196,27 +261,50 @@ class Fuzzer:
         jobs = []
         h = {"Authorization": f"Bearer {self.stranger}"}
         for _ in range(count):
-            junk_id = self.rng.choice(["..%2F..%2Fetc", "x" * 65, "a b", "%00", "ÿ", "-",
-                                       "AAAAAAAAAAAA", "_" * 64, "%2e%2e"])
+            junk_id = self.rng.choice(
+                [
+                    "..%2F..%2Fetc",
+                    "x" * 65,
+                    "a b",
+                    "%00",
+                    "ÿ",
+                    "-",
+                    "AAAAAAAAAAAA",
+                    "_" * 64,
+                    "%2e%2e",
+                ]
+            )
             since = self.rng.choice(["-1", "abc", "1e9", str(10**30), "", "0x10"])
-            jobs.append(self.send("path:game", "GET", f"/api/games/{junk_id}", headers=h,
-                                  raw=None, expect="4xx"))
-            jobs.append(self.send("path:log", "GET",
-                                  f"/api/games/{self.game().game_id}/log?since={since}",
-                                  headers=h, raw=None, expect="not5xx"))
+            jobs.append(
+                self.send(
+                    "path:game", "GET", f"/api/games/{junk_id}", headers=h, raw=None, expect="4xx"
+                )
+            )
+            jobs.append(
+                self.send(
+                    "path:log",
+                    "GET",
+                    f"/api/games/{self.game().game_id}/log?since={since}",
+                    headers=h,
+                    raw=None,
+                    expect="not5xx",
+                )
+            )
         await asyncio.gather(*jobs)
 
 
-async def websocket_garbage(api: Api, driver: Driver, rng: random.Random,
-                            wait_auth_timeout: bool) -> dict[str, Any]:
+async def websocket_garbage(
+    api: Api, driver: Driver, rng: random.Random, wait_auth_timeout: bool
+) -> dict[str, Any]:
     """Each hostile socket must be closed with the documented code (or refused)."""
     game = driver.games[0]
     token = next(iter(game.tokens.values()))
     url = api.ws_url(game.game_id)
     results: dict[str, Any] = {}
 
-    async def first_frame(name: str, send: Any, origin: str | None = api.base,
-                          target: str = url) -> None:
+    async def first_frame(
+        name: str, send: Any, origin: str | None = api.base, target: str = url
+    ) -> None:
         try:
             ws = await api.http.ws_connect(target, origin=origin, heartbeat=None)
         except aiohttp.WSServerHandshakeError as exc:
@@ -226,9 +314,12 @@ async def websocket_garbage(api: Api, driver: Driver, rng: random.Random,
             if send is not None:
                 await send(ws)
             msg = await ws.receive(timeout=8)
-            results[name] = f"close {ws.close_code}" if msg.type in (
-                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING
-            ) else f"message {str(msg.data)[:40]}"
+            results[name] = (
+                f"close {ws.close_code}"
+                if msg.type
+                in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
+                else f"message {str(msg.data)[:40]}"
+            )
         finally:
             await ws.close()
 
@@ -238,8 +329,11 @@ async def websocket_garbage(api: Api, driver: Driver, rng: random.Random,
     await first_frame("auth_not_string", lambda ws: ws.send_str('{"auth": 123}'))
     await first_frame("forged_token", lambda ws: ws.send_str('{"auth": "abc.def"}'))
     await first_frame("oversized_frame", lambda ws: ws.send_str("x" * 20000))
-    await first_frame("no_such_game", lambda ws: ws.send_str(json.dumps({"auth": token})),
-                      target=api.ws_url("NoSuchGame00"))
+    await first_frame(
+        "no_such_game",
+        lambda ws: ws.send_str(json.dumps({"auth": token})),
+        target=api.ws_url("NoSuchGame00"),
+    )
     if wait_auth_timeout:
         await first_frame("silent", None)
     ws = await api.socket(token, game.game_id)
@@ -263,26 +357,54 @@ async def websocket_garbage(api: Api, driver: Driver, rng: random.Random,
     return results
 
 
-def run_schemathesis(base: str, token: str, examples: int, seed: int,
-                     max_time: float) -> dict[str, Any]:
+def run_schemathesis(
+    base: str, token: str, examples: int, seed: int, max_time: float
+) -> dict[str, Any]:
     """The schemathesis CLI against /api/openapi.json; counts its requests from its report."""
     with tempfile.TemporaryDirectory(prefix="sab-st-") as tmp:
         report = Path(tmp) / "events.ndjson"
         cmd = [
-            sys.executable, "-m", "schemathesis.cli", "run", f"{base}/api/openapi.json",
-            "-H", f"Authorization: Bearer {token}", "--checks", "not_a_server_error",
-            "--max-examples", str(examples), "--seed", str(seed), "--workers", "2",
-            "--phases", "examples,coverage,fuzzing", "--suppress-health-check", "all",
-            "--request-timeout", "10", "--max-time", str(int(max_time)), "--no-color",
-            "--report", "ndjson", "--report-ndjson-path", str(report),
-            "--generation-database", "none", "--exclude-path", "/api/games/{game_id}/ws",
+            sys.executable,
+            "-m",
+            "schemathesis.cli",
+            "run",
+            f"{base}/api/openapi.json",
+            "-H",
+            f"Authorization: Bearer {token}",
+            "--checks",
+            "not_a_server_error",
+            "--max-examples",
+            str(examples),
+            "--seed",
+            str(seed),
+            "--workers",
+            "2",
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--suppress-health-check",
+            "all",
+            "--request-timeout",
+            "10",
+            "--max-time",
+            str(int(max_time)),
+            "--no-color",
+            "--report",
+            "ndjson",
+            "--report-ndjson-path",
+            str(report),
+            "--generation-database",
+            "none",
+            "--exclude-path",
+            "/api/games/{game_id}/ws",
             # the API allows one user ~15 requests/s per worker; stay under it so that
             # schemathesis tests the handlers rather than the rate limiter
-            "--rate-limit", "25/s",
+            "--rate-limit",
+            "25/s",
         ]
         began = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=max_time + 120,
-                              check=False)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=max_time + 120, check=False
+        )
         statuses: Counter[str] = Counter()
         if report.exists():
             for line in report.read_text().splitlines():
@@ -312,16 +434,25 @@ def _count_statuses(node: Any, statuses: Counter[str]) -> None:
             _count_statuses(value, statuses)
 
 
-async def run_fuzz(*, requests: int = 10_000, games: int = 20, workers: int = 2, seed: int = 1,
-                   schemathesis_examples: int = 100, schemathesis_time: float = 180,
-                   wait_auth_timeout: bool = True,
-                   skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+async def run_fuzz(
+    *,
+    requests: int = 10_000,
+    games: int = 20,
+    workers: int = 2,
+    seed: int = 1,
+    schemathesis_examples: int = 100,
+    schemathesis_time: float = 180,
+    wait_auth_timeout: bool = True,
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """``skip``: body case kinds to leave out (known bugs tested on their own)."""
     rng = random.Random(seed)
     tally = Tally()
     out: dict[str, Any] = {"seed": seed}
-    with RedisServer() as redis_server, ServerGroup(redis_server.url, workers=workers,
-                                                    prefix="fuzz:") as server:
+    with (
+        RedisServer() as redis_server,
+        ServerGroup(redis_server.url, workers=workers, prefix="fuzz:") as server,
+    ):
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
             api = Api(server.base_url, http)
             driver = Driver(api, seed=seed)
@@ -343,8 +474,13 @@ async def run_fuzz(*, requests: int = 10_000, games: int = 20, workers: int = 2,
             if schemathesis_examples:
                 token = next(iter(driver.games[0].tokens.values()))
                 out["schemathesis"] = await asyncio.to_thread(
-                    run_schemathesis, server.base_url, token, schemathesis_examples, seed,
-                    schemathesis_time)
+                    run_schemathesis,
+                    server.base_url,
+                    token,
+                    schemathesis_examples,
+                    seed,
+                    schemathesis_time,
+                )
             healthy = await api.call("GET", "/healthz")
             out["healthy_after"] = healthy.status == 200
         verdict = await verify(redis_server.url, "fuzz:", [g.game_id for g in driver.games], [])
@@ -356,7 +492,10 @@ async def run_fuzz(*, requests: int = 10_000, games: int = 20, workers: int = 2,
     out["total_requests"] = hm["requests"] + st.get("requests", 0)
     out["total_hostile_and_generated"] = hm["hostile_requests"] + st.get("requests", 0)
     out["pass"] = bool(
-        hm["5xx"] == 0 and hm["forgeries_not_401"] == 0 and st.get("5xx", 0) == 0
-        and out["healthy_after"] and verdict.ok
+        hm["5xx"] == 0
+        and hm["forgeries_not_401"] == 0
+        and st.get("5xx", 0) == 0
+        and out["healthy_after"]
+        and verdict.ok
     )
     return out

@@ -42,45 +42,91 @@ def client_loop(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m tests.load", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m tests.load",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--workers", type=int, default=2, help="server worker processes")
     p.add_argument("--games", type=int, default=1000, help="live games (all kinds)")
-    p.add_argument("--timed-games", type=int, default=0,
-                   help="of those, games of one silent human and two computers with a 5 s "
-                        "turn time (timer-driven; checked for stuck turns)")
-    p.add_argument("--rate", type=parse_rates, default=[500.0],
-                   help="offered moves/s; a comma list steps through rates (saturation)")
+    p.add_argument(
+        "--timed-games",
+        type=int,
+        default=0,
+        help="of those, games of one silent human and two computers with a 5 s "
+        "turn time (timer-driven; checked for stuck turns)",
+    )
+    p.add_argument(
+        "--rate",
+        type=parse_rates,
+        default=[500.0],
+        help="offered moves/s; a comma list steps through rates (saturation)",
+    )
     p.add_argument("--duration", type=float, default=30.0, help="seconds per rate step")
-    p.add_argument("--redis-url", default=None,
-                   help="use this Redis (keys under a unique prefix, deleted afterwards) "
-                        "instead of a private redis-server")
+    p.add_argument(
+        "--redis-url",
+        default=None,
+        help="use this Redis (keys under a unique prefix, deleted afterwards) "
+        "instead of a private redis-server",
+    )
     p.add_argument("--no-ws", action="store_true", help="no WebSocket per game")
-    p.add_argument("--redis-max-connections", type=int, default=0,
-                   help="workaround: add ?max_connections=N to the workers' REDIS_URL "
-                        "(redis-py's default pool raises beyond 100 connections)")
+    p.add_argument(
+        "--redis-max-connections",
+        type=int,
+        default=0,
+        help="workaround: add ?max_connections=N to the workers' REDIS_URL "
+        "(redis-py's default pool raises beyond 100 connections)",
+    )
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--client-loop", choices=("uvloop", "asyncio"), default="uvloop",
-                   help="the load generator's event loop (the workers' is EVENT_LOOP)")
-    p.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
-                   help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
-                        "aiohttp's ClientSession (the generator before 2026-11-29 evening)")
-    p.add_argument("--connections", choices=("shared", "per-player"), default="shared",
-                   help="the raw client's keep-alive connections: one pool for all "
-                        "players, as the deployment's proxy keeps to the shared port "
-                        "(shared), or each player's own, as browsers talking to the "
-                        "workers directly (per-player)")
-    p.add_argument("--client-gc", choices=("freeze", "default"), default="freeze",
-                   help="the generator's GC: freeze the set-up's objects and collect only "
-                        "between rate steps (freeze), or Python's default collector")
-    p.add_argument("--generator-cpus", type=parse_cpus, default=None,
-                   help="pin the load generator to these CPUs, e.g. 1")
-    p.add_argument("--server-cpus", type=parse_cpus, default=None,
-                   help="pin the server (supervisor and workers) to these CPUs, e.g. 0,1")
-    p.add_argument("--generator-nice", type=int, default=0,
-                   help="lower the generator's priority by this much after the server "
-                        "started (with autogroup scheduling: in a session of its own whose "
-                        "group nice is set too; plain nice would not reach the server)")
+    p.add_argument(
+        "--client-loop",
+        choices=("uvloop", "asyncio"),
+        default="uvloop",
+        help="the load generator's event loop (the workers' is EVENT_LOOP)",
+    )
+    p.add_argument(
+        "--client",
+        choices=("raw", "aiohttp"),
+        default="raw",
+        help="the slots' GET + POST: a lean keep-alive HTTP/1.1 client (raw) or "
+        "aiohttp's ClientSession (the generator before 2026-11-29 evening)",
+    )
+    p.add_argument(
+        "--connections",
+        choices=("shared", "per-player"),
+        default="shared",
+        help="the raw client's keep-alive connections: one pool for all "
+        "players, as the deployment's proxy keeps to the shared port "
+        "(shared), or each player's own, as browsers talking to the "
+        "workers directly (per-player)",
+    )
+    p.add_argument(
+        "--client-gc",
+        choices=("freeze", "default"),
+        default="freeze",
+        help="the generator's GC: freeze the set-up's objects and collect only "
+        "between rate steps (freeze), or Python's default collector",
+    )
+    p.add_argument(
+        "--generator-cpus",
+        type=parse_cpus,
+        default=None,
+        help="pin the load generator to these CPUs, e.g. 1",
+    )
+    p.add_argument(
+        "--server-cpus",
+        type=parse_cpus,
+        default=None,
+        help="pin the server (supervisor and workers) to these CPUs, e.g. 0,1",
+    )
+    p.add_argument(
+        "--generator-nice",
+        type=int,
+        default=0,
+        help="lower the generator's priority by this much after the server "
+        "started (with autogroup scheduling: in a session of its own whose "
+        "group nice is set too; plain nice would not reach the server)",
+    )
     p.add_argument("--out", type=Path, default=None, help="also write the JSON report here")
     return p
 
@@ -88,12 +134,21 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     cfg = LoadConfig(
-        workers=args.workers, games=args.games, timed_games=args.timed_games,
-        rates=args.rate, duration=args.duration, redis_url=args.redis_url,
-        websockets=not args.no_ws, seed=args.seed,
-        redis_max_connections=args.redis_max_connections, client=args.client,
-        client_gc=args.client_gc, connections=args.connections, generator_cpus=args.generator_cpus,
-        server_cpus=args.server_cpus, generator_nice=args.generator_nice,
+        workers=args.workers,
+        games=args.games,
+        timed_games=args.timed_games,
+        rates=args.rate,
+        duration=args.duration,
+        redis_url=args.redis_url,
+        websockets=not args.no_ws,
+        seed=args.seed,
+        redis_max_connections=args.redis_max_connections,
+        client=args.client,
+        client_gc=args.client_gc,
+        connections=args.connections,
+        generator_cpus=args.generator_cpus,
+        server_cpus=args.server_cpus,
+        generator_nice=args.generator_nice,
     )
     with asyncio.Runner(loop_factory=client_loop(args.client_loop)) as runner:
         report = runner.run(run_load(cfg))

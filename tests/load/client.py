@@ -21,14 +21,16 @@ from tests.load.harness import BOT_TOKEN
 _SERVER_TIMING = re.compile(r"dur=([0-9.]+)")
 
 
-def init_data(user_id: int, name: str, *, token: str = BOT_TOKEN,
-              auth_date: int | None = None, **extra: str) -> str:
+def init_data(
+    user_id: int, name: str, *, token: str = BOT_TOKEN, auth_date: int | None = None, **extra: str
+) -> str:
     """initData as Telegram signs it for ``user_id``."""
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),
         "query_id": f"AAQ{user_id}",
-        "user": json.dumps({"id": user_id, "first_name": name, "language_code": "en"},
-                           separators=(",", ":")),
+        "user": json.dumps(
+            {"id": user_id, "first_name": name, "language_code": "en"}, separators=(",", ":")
+        ),
         **extra,
     }
     return sign_init_data(fields, token)
@@ -64,8 +66,14 @@ class Api:
         self.http = session
 
     async def call(
-        self, method: str, path: str, *, token: str | None = None, body: Any = None,
-        headers: dict[str, str] | None = None, raw: bytes | None = None,
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
     ) -> Reply:
         h = dict(headers or {})
         if token:
@@ -111,7 +119,9 @@ class Api:
 
     async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply:
         return await self.call(
-            "POST", f"/api/games/{game_id}/moves", token=token,
+            "POST",
+            f"/api/games/{game_id}/moves",
+            token=token,
             body={"version": version, "move": move},
         )
 

@@ -36,8 +36,7 @@ class HotApi(Protocol):
 
     async def view(self, token: str, game_id: str) -> Reply: ...
 
-    async def move(self, token: str, game_id: str, version: int,
-                   move: dict[str, Any]) -> Reply: ...
+    async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply: ...
 
 
 @dataclass
@@ -101,8 +100,9 @@ class Driver:
         self.games.append(game)
         return game
 
-    async def new_timed_game(self, service: GameService, turn_time: int | None = None,
-                             think_delay: float | None = None) -> Game:
+    async def new_timed_game(
+        self, service: GameService, turn_time: int | None = None, think_delay: float | None = None
+    ) -> Game:
         """One silent human and two computer seats, with a short turn time.
 
         The human never moves: its turns time out, the computer takes the seat over, and
@@ -119,15 +119,23 @@ class Driver:
         token = await self.api.login(user, f"T{user}")
         game_id = await self.api.create(token, edition="classic", seats=4, computer_seats=2)
         lobby = await self.api.view(token, game_id)
-        await service.configure(game_id, user, turn_time=turn_time, think_delay=think_delay,
-                                round_pause=5)
+        await service.configure(
+            game_id, user, turn_time=turn_time, think_delay=think_delay, round_pause=5
+        )
         view = await self.api.action(token, game_id, "start")
         game = Game(game_id, {lobby.body["you"]["seat"]: token}, view["version"], timed=True)
         self.games.append(game)
         return game
 
-    async def setup(self, humans: int, timed: int = 0, *, redis_url: str = "",
-                    prefix: str = "", parallel: int = 16) -> float:
+    async def setup(
+        self,
+        humans: int,
+        timed: int = 0,
+        *,
+        redis_url: str = "",
+        prefix: str = "",
+        parallel: int = 16,
+    ) -> float:
         """Create the games; returns the seconds it took."""
         began = time.monotonic()
         gate = asyncio.Semaphore(parallel)
@@ -142,8 +150,9 @@ class Driver:
                     await self.new_timed_game(service)
 
         try:
-            await asyncio.gather(*(one("h") for _ in range(humans)),
-                                 *(one("t") for _ in range(timed)))
+            await asyncio.gather(
+                *(one("h") for _ in range(humans)), *(one("t") for _ in range(timed))
+            )
         finally:
             if service is not None:
                 await service.store.close()
@@ -275,8 +284,11 @@ class Driver:
             elif reply.status == 409:
                 game.current_seat = None
             else:
-                code = reply.body.get("error", {}).get("code") if isinstance(
-                    reply.body, dict) else None
+                code = (
+                    reply.body.get("error", {}).get("code")
+                    if isinstance(reply.body, dict)
+                    else None
+                )
                 stats.errors[f"POST {reply.status} {code}"] += 1
                 stats.error_times.append(time.monotonic())
                 game.current_seat = None

@@ -67,8 +67,11 @@ class _Conn(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._fail(HttpError(f"connection lost ({type(exc).__name__})" if exc
-                             else "server closed the connection"))
+        self._fail(
+            HttpError(
+                f"connection lost ({type(exc).__name__})" if exc else "server closed the connection"
+            )
+        )
 
     # parsing ---------------------------------------------------------------------
     def _answer(self) -> tuple[int, dict[bytes, bytes], bytes] | None:
@@ -99,7 +102,7 @@ class _Conn(asyncio.Protocol):
         if self._need >= 0:
             if len(buf) < self._need:
                 return None
-            body = bytes(buf[start:self._need])
+            body = bytes(buf[start : self._need])
             rest = self._need
         else:
             decoded = _dechunk(buf, start)
@@ -141,7 +144,7 @@ def _dechunk(buf: bytearray, start: int) -> tuple[bytes, int] | None:
             return b"".join(parts), trailer_end + 4
         if len(buf) < pos + size + 2:
             return None
-        parts.append(bytes(buf[pos:pos + size]))
+        parts.append(bytes(buf[pos : pos + size]))
         pos += size + 2
 
 
@@ -163,8 +166,9 @@ class FastApi:
         self.host, self.port = host, port
         self.per_player = per_player
         self._idle: dict[str, list[_Conn]] = {}
-        self._common = (f"Host: {host}:{port}\r\nAccept: */*\r\n"
-                        "Accept-Encoding: gzip, deflate\r\n").encode()
+        self._common = (
+            f"Host: {host}:{port}\r\nAccept: */*\r\nAccept-Encoding: gzip, deflate\r\n"
+        ).encode()
         self._gets: dict[tuple[str, str], bytes] = {}
         self._posts: dict[tuple[str, str], bytes] = {}
         self.connections_opened = 0
@@ -179,20 +183,23 @@ class FastApi:
         request = self._gets.get((token, game_id))
         if request is None:
             request = self._gets[(token, game_id)] = (
-                f"GET /api/games/{game_id} HTTP/1.1\r\n".encode() + self._common
-                + f"Authorization: Bearer {token}\r\n\r\n".encode())
+                f"GET /api/games/{game_id} HTTP/1.1\r\n".encode()
+                + self._common
+                + f"Authorization: Bearer {token}\r\n\r\n".encode()
+            )
         return await self._send(token, request, retry=True)
 
     async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply:
         head = self._posts.get((token, game_id))
         if head is None:
             head = self._posts[(token, game_id)] = (
-                f"POST /api/games/{game_id}/moves HTTP/1.1\r\n".encode() + self._common
+                f"POST /api/games/{game_id}/moves HTTP/1.1\r\n".encode()
+                + self._common
                 + f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
-                  "Content-Length: ".encode())
+                "Content-Length: ".encode()
+            )
         body = orjson.dumps({"version": version, "move": move})
-        return await self._send(token, b"%s%d\r\n\r\n%s" % (head, len(body), body),
-                                retry=False)
+        return await self._send(token, b"%s%d\r\n\r\n%s" % (head, len(body), body), retry=False)
 
     async def _send(self, token: str, request: bytes, *, retry: bool) -> Reply:
         began = time.perf_counter()
@@ -217,7 +224,7 @@ class FastApi:
         if timing is not None:
             at = timing.find(b"dur=")
             if at >= 0:
-                digits = timing[at + 4:].split(b",", 1)[0].split(b";", 1)[0]
+                digits = timing[at + 4 :].split(b",", 1)[0].split(b";", 1)[0]
                 server_ms = float(digits)
         return Reply(status, _parse(body), ms, server_ms)
 
@@ -232,8 +239,7 @@ class FastApi:
         self.connections_opened += 1
         return conn, False
 
-    async def _exchange(self, conn: _Conn,
-                        request: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
+    async def _exchange(self, conn: _Conn, request: bytes) -> tuple[int, dict[bytes, bytes], bytes]:
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[tuple[int, dict[bytes, bytes], bytes]] = loop.create_future()
         conn.waiter = waiter

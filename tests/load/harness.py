@@ -87,9 +87,23 @@ class RedisServer:
         if not self.port:
             self.port = free_port()
         args = [
-            "redis-server", "--port", str(self.port), "--bind", HOST, "--dir", str(self.workdir),
-            "--save", "", "--protected-mode", "yes", "--loglevel", "warning",
-            "--logfile", str(self.workdir / "redis.log"), "--maxclients", "10000",
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            HOST,
+            "--dir",
+            str(self.workdir),
+            "--save",
+            "",
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str(self.workdir / "redis.log"),
+            "--maxclients",
+            "10000",
         ]
         if self.aof:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
@@ -140,7 +154,8 @@ class ServerGroup:
     logdir: Path | None = None
     cpus: list[int] | None = None  # CPU affinity of the supervisor (its workers inherit it)
     _rss_procs: tuple[list[psutil.Process], float] = field(
-        default_factory=lambda: ([], 0.0), repr=False)
+        default_factory=lambda: ([], 0.0), repr=False
+    )
 
     @property
     def base_url(self) -> str:
@@ -154,9 +169,14 @@ class ServerGroup:
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "WEBHOOK_"))}
         env.update(
-            REDIS_URL=self.redis_url, REDIS_PREFIX=self.prefix, PORT=str(self.port), HOST=HOST,
-            WORKERS=str(self.workers), TELEGRAM_BOT_TOKEN=BOT_TOKEN,
-            SESSION_SECRET=SESSION_SECRET, LOG_LEVEL=os.environ.get("LOAD_LOG_LEVEL", "WARNING"),
+            REDIS_URL=self.redis_url,
+            REDIS_PREFIX=self.prefix,
+            PORT=str(self.port),
+            HOST=HOST,
+            WORKERS=str(self.workers),
+            TELEGRAM_BOT_TOKEN=BOT_TOKEN,
+            SESSION_SECRET=SESSION_SECRET,
+            LOG_LEVEL=os.environ.get("LOAD_LOG_LEVEL", "WARNING"),
             PYTHONUNBUFFERED="1",
         )
         if self.api_only:
@@ -171,15 +191,23 @@ class ServerGroup:
         log = self.log_path.open("ab")
         cpus = self.cpus
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "telegram_bot"], cwd=ROOT, env=self.env(),
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            [sys.executable, "-m", "telegram_bot"],
+            cwd=ROOT,
+            env=self.env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
         log.close()
         wait_until(self._healthy, timeout, f"server on port {self.port}", 0.2)
         if self.workers > 1:
-            wait_until(lambda: len(self.listening_workers()) == self.workers, timeout,
-                       f"{self.workers} workers listening", 0.2)
+            wait_until(
+                lambda: len(self.listening_workers()) == self.workers,
+                timeout,
+                f"{self.workers} workers listening",
+                0.2,
+            )
         return self
 
     def _healthy(self) -> bool:
@@ -197,7 +225,8 @@ class ServerGroup:
             if self.workers <= 1:
                 return [top]
             return [
-                p for p in top.children()
+                p
+                for p in top.children()
                 if "resource_tracker" not in " ".join(_cmdline(p)) and p.is_running()
             ]
         except psutil.Error:
@@ -272,7 +301,8 @@ class ServerGroup:
         if self.logdir is None or not self.log_path.exists():
             return []
         return [
-            line for line in self.log_path.read_text(errors="replace").splitlines()
+            line
+            for line in self.log_path.read_text(errors="replace").splitlines()
             if " ERROR " in line or " CRITICAL " in line
         ]
 

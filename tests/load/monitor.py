@@ -41,8 +41,7 @@ class TimerWatch:
     excused: list[tuple[float, float]] = field(default_factory=list)
 
     async def run(self, stop: asyncio.Event) -> None:
-        client = aioredis.Redis.from_url(self.redis_url, decode_responses=True,
-                                         socket_timeout=5)
+        client = aioredis.Redis.from_url(self.redis_url, decode_responses=True, socket_timeout=5)
         keys = Keys(self.prefix)
         try:
             while not stop.is_set():
@@ -130,11 +129,13 @@ class Sampler:
                 began = time.monotonic()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.interval)
-                self.loop_lag_ms.append(max(0.0, (time.monotonic() - began - self.interval)
-                                            * 1000) if not stop.is_set() else 0.0)
+                self.loop_lag_ms.append(
+                    max(0.0, (time.monotonic() - began - self.interval) * 1000)
+                    if not stop.is_set()
+                    else 0.0
+                )
         finally:
-            self.client_cpu = (sum(me.cpu_times()[:2]) - cpu0) / max(1e-9,
-                                                                    time.monotonic() - t0)
+            self.client_cpu = (sum(me.cpu_times()[:2]) - cpu0) / max(1e-9, time.monotonic() - t0)
             await client.aclose()  # type: ignore[attr-defined, unused-ignore]
 
     def summary(self) -> dict[str, Any]:
@@ -142,14 +143,16 @@ class Sampler:
             "worker_rss_mb_max_each": round(max(self.rss_each), 1) if self.rss_each else None,
             "worker_rss_mb_total_max": round(max(self.rss), 1) if self.rss else None,
             "redis_used_memory_mb_max": round(max(self.redis_mem) / 2**20, 1)
-            if self.redis_mem else None,
+            if self.redis_mem
+            else None,
             "client_loop_lag_ms": dist(self.loop_lag_ms),
             "client_cpu_share_of_one_core": round(self.client_cpu, 2),
         }
 
 
-async def redis_memory_per_game(redis_url: str, prefix: str, game_ids: list[str],
-                                baseline: int, sample: int = 50) -> dict[str, Any]:
+async def redis_memory_per_game(
+    redis_url: str, prefix: str, game_ids: list[str], baseline: int, sample: int = 50
+) -> dict[str, Any]:
     """INFO used_memory growth per game, and MEMORY USAGE of a sample of games' keys."""
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     keys = Keys(prefix)
@@ -174,8 +177,9 @@ async def redis_memory_per_game(redis_url: str, prefix: str, game_ids: list[str]
             # every key of the run (games, logs, per-user indexes, timers) per live game
             "all_keys_per_game_kb": round(all_bytes / max(1, len(game_ids)) / 1024, 1),
             "keys": len(every_key),
-            "used_memory_growth_per_game_kb": round((used - baseline) / max(1, len(game_ids))
-                                                    / 1024, 1),
+            "used_memory_growth_per_game_kb": round(
+                (used - baseline) / max(1, len(game_ids)) / 1024, 1
+            ),
             "memory_usage_keys_per_game_kb": round(sum(sizes) / max(1, len(sizes)) / 1024, 1),
             "used_memory_mb": round(used / 2**20, 1),
         }

@@ -87,12 +87,23 @@ def generator_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
             g = s.get("load_generator") or {}
             lag = g.get("loop_lag_ms")
             al = g.get("server_tail_vs_generator_stalls") or {}
-            stalls = (f"{g['loop_stalls_over_5ms']} ({g.get('loop_stalls_busy', '—')}), "
-                      f"{g['loop_stall_ms_total']:g}" if g else "—")
-            gcs = (f"{g['gc_collections']} ({g['gc_pause_ms_total']:g} / "
-                   f"{g['gc_pause_ms_max']:g})" if g else "—")
-            share = (f"{al.get('tail_posts_following_a_stall_share')} "
-                     f"({al.get('posts_following_a_stall_share')})" if al else "—")
+            stalls = (
+                f"{g['loop_stalls_over_5ms']} ({g.get('loop_stalls_busy', '—')}), "
+                f"{g['loop_stall_ms_total']:g}"
+                if g
+                else "—"
+            )
+            gcs = (
+                f"{g['gc_collections']} ({g['gc_pause_ms_total']:g} / {g['gc_pause_ms_max']:g})"
+                if g
+                else "—"
+            )
+            share = (
+                f"{al.get('tail_posts_following_a_stall_share')} "
+                f"({al.get('posts_following_a_stall_share')})"
+                if al
+                else "—"
+            )
             rows.append(
                 f"| {label} | {s['offered_moves_per_s']:g} | {s['achieved_moves_per_s']:g} | "
                 f"{s.get('load_generator_cpu_cores', '—')} | {_gen_cpu_ms(s)} | "
@@ -127,8 +138,12 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
 
 
 def summary(report: dict[str, Any]) -> str:
-    res, mem, timers, integ = (report["resources"], report["redis_memory"], report["timers"],
-                               report["integrity"])
+    res, mem, timers, integ = (
+        report["resources"],
+        report["redis_memory"],
+        report["timers"],
+        report["integrity"],
+    )
     late = timers["fire_delay_after_deadline_ms"]
     lines = [
         f"- load average before/after (1, 5, 15 min): {report.get('load_average_before')} / "

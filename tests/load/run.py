@@ -158,8 +158,9 @@ async def run_load(
             sep = "&" if "?" in served_url else "?"
             served_url += f"{sep}max_connections={cfg.redis_max_connections}"
         report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
-        with ServerGroup(served_url, workers=cfg.workers, prefix=prefix,
-                         cpus=cfg.server_cpus) as server:
+        with ServerGroup(
+            served_url, workers=cfg.workers, prefix=prefix, cpus=cfg.server_cpus
+        ) as server:
             # after Redis and the server started: they must not inherit the generator's
             report["placement"] = _place_generator(cfg, server)
             report.update(await _drive(cfg, own_redis, server, redis_url, prefix, during))
@@ -174,8 +175,14 @@ async def run_load(
     return report
 
 
-async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerGroup,
-                 redis_url: str, prefix: str, during: Hook | None) -> dict[str, Any]:
+async def _drive(
+    cfg: LoadConfig,
+    own_redis: RedisServer | None,
+    server: ServerGroup,
+    redis_url: str,
+    prefix: str,
+    during: Hook | None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     baseline = int(redis.Redis.from_url(redis_url).info("memory")["used_memory"])
     connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
@@ -184,13 +191,17 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         api = Api(server.base_url, http)
         driver = Driver(api, seed=cfg.seed)
         driver.use_ws = cfg.websockets
-        fast = (FastApi.for_base_url(server.base_url, cfg.connections == "per-player")
-                if cfg.client == "raw" else None)
+        fast = (
+            FastApi.for_base_url(server.base_url, cfg.connections == "per-player")
+            if cfg.client == "raw"
+            else None
+        )
         if fast is not None:
             driver.hot = fast
         humans = cfg.games - cfg.timed_games
-        out["setup_s"] = round(await driver.setup(humans, cfg.timed_games,
-                                                  redis_url=redis_url, prefix=prefix), 1)
+        out["setup_s"] = round(
+            await driver.setup(humans, cfg.timed_games, redis_url=redis_url, prefix=prefix), 1
+        )
         if cfg.websockets:
             driver.open_sockets()
             # every socket greeted before the first step (was a fixed pause of up to
@@ -202,11 +213,12 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
         me = SelfWatch(gc_policy=cfg.client_gc)
         me.install()
         sampler = Sampler(redis_url, server.rss_mb)
-        watch = TimerWatch(redis_url, prefix,
-                           lambda: [g.game_id for g in driver.games if g.timed])
-        background = [asyncio.create_task(sampler.run(stop)),
-                      asyncio.create_task(watch.run(stop)),
-                      asyncio.create_task(me.run(stop))]
+        watch = TimerWatch(redis_url, prefix, lambda: [g.game_id for g in driver.games if g.timed])
+        background = [
+            asyncio.create_task(sampler.run(stop)),
+            asyncio.create_task(watch.run(stop)),
+            asyncio.create_task(me.run(stop)),
+        ]
         env = Env(own_redis, server, driver, redis_url, prefix, watch)
         steps = []
         try:
@@ -232,20 +244,30 @@ async def _drive(cfg: LoadConfig, own_redis: RedisServer | None, server: ServerG
                 step["worker_cpu_cores"] = round(cpu / secs, 2)
                 # per process by the name the product gives it, busiest first
                 names = server.process_names()
-                step["worker_cpu_cores_each"] = dict(sorted(
-                    ((names.get(pid, str(pid)), round((used - each0.get(pid, 0.0)) / secs, 2))
-                     for pid, used in each1.items()), key=lambda kv: -kv[1]))
+                step["worker_cpu_cores_each"] = dict(
+                    sorted(
+                        (
+                            (
+                                names.get(pid, str(pid)),
+                                round((used - each0.get(pid, 0.0)) / secs, 2),
+                            )
+                            for pid, used in each1.items()
+                        ),
+                        key=lambda kv: -kv[1],
+                    )
+                )
                 step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
                 gen_cpu = _own_cpu() - me0
                 step["load_generator_cpu_cores"] = round(gen_cpu / secs, 2)
                 step["load_generator_cpu_ms_per_move"] = round(
-                    gen_cpu * 1000 / max(1, stats.moves_ok), 3)
+                    gen_cpu * 1000 / max(1, stats.moves_ok), 3
+                )
                 step["load_generator"] = {
                     **me.window(stats.started, stats.ended),
                     "rss_mb": round(psutil.Process().memory_info().rss / 2**20, 1),
                     "server_tail_vs_generator_stalls": alignment(
-                        me.stalls(stats.started, stats.ended), stats.server_sent,
-                        stats.server_ms),
+                        me.stalls(stats.started, stats.ended), stats.server_sent, stats.server_ms
+                    ),
                 }
                 # CPU the workers spent per move (its GET view + POST + timers, WS pushes):
                 # the capacity figure least disturbed by other load on a shared machine

@@ -111,8 +111,11 @@ class SelfWatch:
         lags = list(self.lag_ms[l0:l1])
         cpus = list(self.lag_cpu_ms[l0:l1])
         tick_ms = self.tick * 1000
-        busy = [lag for lag, c in zip(lags, cpus, strict=True)
-                if lag >= STALL_MS and c >= 0.5 * (lag + tick_ms)]
+        busy = [
+            lag
+            for lag, c in zip(lags, cpus, strict=True)
+            if lag >= STALL_MS and c >= 0.5 * (lag + tick_ms)
+        ]
         return {
             "gc_collections": len(pauses),
             "gc_collections_by_generation": {str(g): gens.count(g) for g in sorted(set(gens))},
@@ -141,8 +144,13 @@ class SelfWatch:
         return out
 
 
-def alignment(stalls: list[tuple[float, float]], sent: array[float], server_ms: array[float],
-              tail_ms: float = TAIL_MS, after_s: float = AFTER_STALL_S) -> dict[str, Any]:
+def alignment(
+    stalls: list[tuple[float, float]],
+    sent: array[float],
+    server_ms: array[float],
+    tail_ms: float = TAIL_MS,
+    after_s: float = AFTER_STALL_S,
+) -> dict[str, Any]:
     """Do the server's slow POSTs follow the generator's stalls?
 
     A POST *follows a stall* when it was sent during one or within ``after_s`` after it
@@ -171,6 +179,5 @@ def alignment(stalls: list[tuple[float, float]], sent: array[float], server_ms: 
         "posts": n_all,
         "posts_following_a_stall_share": round(n_all_after / n_all, 3) if n_all else None,
         "tail_posts_over_10ms": n_tail,
-        "tail_posts_following_a_stall_share": round(n_tail_after / n_tail, 3)
-        if n_tail else None,
+        "tail_posts_following_a_stall_share": round(n_tail_after / n_tail, 3) if n_tail else None,
     }

@@ -25,24 +25,34 @@ BIG = {"legal_moves": [{"card": i, "x": "y" * 40} for i in range(3000)], "versio
 async def _view(request: web.Request) -> web.StreamResponse:
     game = request.match_info["game"]
     auth = request.headers.get("Authorization", "")
-    body = json.dumps({"game": game, "auth": auth, "ae": request.headers.get(
-        "Accept-Encoding", ""), "peer": _peer_port(request)}).encode()
+    body = json.dumps(
+        {
+            "game": game,
+            "auth": auth,
+            "ae": request.headers.get("Accept-Encoding", ""),
+            "peer": _peer_port(request),
+        }
+    ).encode()
     headers = {"Server-Timing": "app;dur=1.25"}
     if game == "gz":
-        return web.Response(body=gzip.compress(body), content_type="application/json",
-                            headers={**headers, "Content-Encoding": "gzip"})
+        return web.Response(
+            body=gzip.compress(body),
+            content_type="application/json",
+            headers={**headers, "Content-Encoding": "gzip"},
+        )
     if game == "chunked":
         resp = web.StreamResponse(headers=headers)
         resp.content_type = "application/json"
         resp.enable_chunked_encoding()
         await resp.prepare(request)
         for i in range(0, len(body), 7):
-            await resp.write(body[i:i + 7])
+            await resp.write(body[i : i + 7])
         await resp.write_eof()
         return resp
     if game == "close":
-        return web.Response(body=body, content_type="application/json",
-                            headers={**headers, "Connection": "close"})
+        return web.Response(
+            body=body, content_type="application/json", headers={**headers, "Connection": "close"}
+        )
     if game == "big":
         return web.json_response(BIG, headers=headers)
     return web.Response(body=body, content_type="application/json", headers=headers)
@@ -55,8 +65,9 @@ def _peer_port(request: web.Request) -> int:
 
 async def _move(request: web.Request) -> web.Response:
     data = await request.json()
-    return web.json_response({"echo": data, "peer": _peer_port(request)},
-                             status=409 if data["version"] < 0 else 200)
+    return web.json_response(
+        {"echo": data, "peer": _peer_port(request)}, status=409 if data["version"] < 0 else 200
+    )
 
 
 async def _start() -> tuple[FastApi, web.AppRunner]:
@@ -99,14 +110,14 @@ async def test_bodies_headers_and_keep_alive(server: tuple[FastApi, web.AppRunne
 
 
 async def test_concurrent_requests_get_their_own_answers(
-        server: tuple[FastApi, web.AppRunner]) -> None:
+    server: tuple[FastApi, web.AppRunner],
+) -> None:
     api, _ = server
     replies = await asyncio.gather(*(api.view(f"t{i}", "plain") for i in range(50)))
     assert [r.body["auth"] for r in replies] == [f"Bearer t{i}" for i in range(50)]
 
 
-async def test_each_player_keeps_its_own_connection(
-        server: tuple[FastApi, web.AppRunner]) -> None:
+async def test_each_player_keeps_its_own_connection(server: tuple[FastApi, web.AppRunner]) -> None:
     """Per player, like one browser per player: a player's GET and POST share one
     connection (so they reach one worker), and players do not share connections."""
     api = FastApi(server[0].host, server[0].port, per_player=True)
@@ -131,7 +142,8 @@ async def test_a_shared_pool_hands_one_connection_to_every_player() -> None:
 
 
 async def test_a_closed_keep_alive_connection_is_replaced(
-        server: tuple[FastApi, web.AppRunner]) -> None:
+    server: tuple[FastApi, web.AppRunner],
+) -> None:
     api, _ = server
     assert (await api.view("tok", "plain")).status == 200
     await asyncio.sleep(0.8)  # past the server's keep-alive timeout: it closed the socket

@@ -126,7 +126,9 @@ async def verify(
                 problem, by_version = check_game(record, raw_log)
             except Exception as exc:  # unreadable record: corrupted, say how
                 problem, by_version = (
-                    f"unreadable: {exc!r}; state starts {record.state[:60]!r}", {})
+                    f"unreadable: {exc!r}; state starts {record.state[:60]!r}",
+                    {},
+                )
             logs[game_id] = by_version
             if problem:
                 verdict.corrupted[game_id] = problem

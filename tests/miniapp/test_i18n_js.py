@@ -10,7 +10,8 @@ import opencc
 import pytest
 
 SOURCE = (Path(__file__).resolve().parents[2] / "miniapp" / "static" / "i18n.js").read_text(
-    encoding="utf-8")
+    encoding="utf-8"
+)
 STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -28,8 +29,10 @@ def _strings(name: str) -> list[str]:
 def _keys(name: str) -> list[str]:
     """Every key in order, nested ones included (string values blanked out first, so that
     a colon inside a text is not taken for a key)."""
-    code = STRING.sub(lambda m: '""' if not m.string[m.end():].lstrip().startswith(":")
-                      else m.group(0), _block(name))
+    code = STRING.sub(
+        lambda m: '""' if not m.string[m.end() :].lstrip().startswith(":") else m.group(0),
+        _block(name),
+    )
     return re.findall(r'([A-Za-z_]\w*|"[^"]*")\s*:', code)
 
 
@@ -62,7 +65,7 @@ def _entries(name: str, group: str) -> dict[str, str]:
         elif code[i] in "{}":
             depth += 1 if code[i] == "{" else -1
         i += 1
-    body = code[found.end():i - 1]
+    body = code[found.end() : i - 1]
     return {k.strip('"'): v for k, v in re.findall(r'("[^"]+"|\w+): "([^"]*)"', body)}
 
 
@@ -95,8 +98,9 @@ def test_every_refusal_has_words(name: str) -> None:
     from miniapp.errors import STATUS_CODES
     from miniapp.service_adapter import STATUS_OF_CODE
 
-    codes = {r.value for r in Reason} | set(STATUS_OF_CODE) | {
-        STATUS_CODES[429], "store_unavailable"}
+    codes = (
+        {r.value for r in Reason} | set(STATUS_OF_CODE) | {STATUS_CODES[429], "store_unavailable"}
+    )
     words = _entries(name, "reasons")
     assert codes <= set(words), sorted(codes - set(words))
     assert all(words.values())
@@ -113,8 +117,9 @@ def test_every_log_entry_has_words(name: str) -> None:
     assert all("{" not in w or "}" in w for w in words.values())
 
 
-@pytest.mark.parametrize(("code", "language"), [("en", "en"), ("zh-hans", "zh_Hans"),
-                                                ("zh-hant", "zh_Hant")])
+@pytest.mark.parametrize(
+    ("code", "language"), [("en", "en"), ("zh-hans", "zh_Hans"), ("zh-hant", "zh_Hant")]
+)
 def test_the_page_names_cards_and_roles_as_the_bot_does(code: str, language: str) -> None:
     """The page holds no card or role names: the catalogue document brings the bot's own,
     for every card and role, under the page's language code (``LANGS`` in i18n.js)."""
@@ -125,8 +130,16 @@ def test_the_page_names_cards_and_roles_as_the_bot_does(code: str, language: str
     t = Translator(language)
     page = catalogue_document()["names"][code]
     assert {card: t.card(card) for card in CATALOGUE}.items() <= page["cards"].items()
-    ids = (setup.DIGGER, setup.SABOTEUR, setup.SELFISH, setup.BLUE, setup.GREEN, setup.BOSS,
-           setup.PROFITEER, setup.GEOLOGIST)
+    ids = (
+        setup.DIGGER,
+        setup.SABOTEUR,
+        setup.SELFISH,
+        setup.BLUE,
+        setup.GREEN,
+        setup.BOSS,
+        setup.PROFITEER,
+        setup.GEOLOGIST,
+    )
     assert {role: t.role(role) for role in ids}.items() <= page["roles"].items()
     assert re.search(rf'\b"?{code}"?: \[', SOURCE), code  # a language of LANGS
     for group in ("cards", "roles"):  # no second copy in the page

@@ -39,9 +39,15 @@ def test_notice_is_the_json_the_socket_always_sent() -> None:
 
 def test_meta_copy_is_a_deep_copy_equal_to_a_reload() -> None:
     meta = Meta(
-        "g1", 5, [10, None], options={"rounds": 3, "x": [1, {"y": 2}]},
-        seats=[Seat(5, "A"), Seat(None, "Bot", computer=True)], bumps=[3],
-        rounds_log=[{"round": 1, "gold": [1, 2]}], started=True, seed=7,
+        "g1",
+        5,
+        [10, None],
+        options={"rounds": 3, "x": [1, {"y": 2}]},
+        seats=[Seat(5, "A"), Seat(None, "Bot", computer=True)],
+        bumps=[3],
+        rounds_log=[{"round": 1, "gold": [1, 2]}],
+        started=True,
+        seed=7,
     )
     loaded = Meta.from_json(meta.to_stored())
     copy = loaded.copy()

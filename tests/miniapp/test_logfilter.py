@@ -39,7 +39,12 @@ def test_real_server_errors_stay_errors() -> None:
         raise RuntimeError("a bug of ours")
     except RuntimeError as exc:
         record = logging.LogRecord(
-            "aiohttp.server", logging.ERROR, __file__, 1, "Error handling request", (),
+            "aiohttp.server",
+            logging.ERROR,
+            __file__,
+            1,
+            "Error handling request",
+            (),
             (type(exc), exc, exc.__traceback__),
         )
     assert ClientErrorFilter().filter(record)

@@ -303,9 +303,7 @@ async def test_board_keeps_its_view_when_the_viewport_changes(
     """Telegram resizes the Mini App (expand, keyboard, rotation): an untouched board
     refits; a panned one keeps its centre and scale; the view box always takes the
     element's proportions, so what the board thinks is visible is what is on screen."""
-    ctx, page, errors, _ = await open_actor_board(
-        browser, aiohttp_server, memory_service, settings
-    )
+    ctx, page, errors, _ = await open_actor_board(browser, aiohttp_server, memory_service, settings)
 
     async def view_box() -> list[float]:
         return [float(n) for n in (await page.get_attribute("#board", "viewBox") or "").split()]

@@ -14,8 +14,16 @@ from tests.telegram_bot.conftest import BotEnv
 from tests.telegram_bot.fake_bot_api import Call, FakeChat, FakeUser, buttons
 
 CALLBACK_RE = re.compile(r"^[A-Za-z]{1,4}:[A-Za-z0-9_-]{1,16}:\d{1,9}(:[A-Za-z0-9_]{1,8}){0,3}$")
-ROLE_IDS = ("GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF", "GOLD_DIGGER_BLUE", "GOLD_DIGGER_GREEN",
-            "BOSS", "PROFITEER", "GEOLOGIST")
+ROLE_IDS = (
+    "GOLD_DIGGER",
+    "SABOTEUR",
+    "SELFISH_DWARF",
+    "GOLD_DIGGER_BLUE",
+    "GOLD_DIGGER_GREEN",
+    "BOSS",
+    "PROFITEER",
+    "GEOLOGIST",
+)
 
 
 def role_words() -> set[str]:
@@ -41,8 +49,14 @@ def is_lobby(m: dict[str, Any]) -> bool:
     return any("?start=j" in str(b.get("url", "")) for b in buttons(m))
 
 
-async def open_lobby(env: BotEnv, group: FakeChat, creator: FakeUser, *,
-                     thread_id: int | None = None, command: str = "/new") -> str:
+async def open_lobby(
+    env: BotEnv,
+    group: FakeChat,
+    creator: FakeUser,
+    *,
+    thread_id: int | None = None,
+    command: str = "/new",
+) -> str:
     api = env.api
     creator.say(group.id, command, thread_id=thread_id)
     await api.wait_for(lambda: api.last_bot_message(group.id, is_lobby))
@@ -55,8 +69,9 @@ async def choose_language(api: Any, user: FakeUser, chat_id: int, name: str) -> 
     """``/lang`` in a chat, then the button ``name`` ("English", "简体中文", "繁體中文") of
     the menu the bot answers with; returns the callback query's id."""
     user.say(chat_id, "/lang")
-    menu = await api.wait_for(lambda: api.last_bot_message(chat_id, lambda m: name in str(
-        m.get("reply_markup"))))
+    menu = await api.wait_for(
+        lambda: api.last_bot_message(chat_id, lambda m: name in str(m.get("reply_markup")))
+    )
     qid: str = user.press(menu, name)
     return qid
 
@@ -123,8 +138,14 @@ async def play_turn(env: BotEnv, user: FakeUser, version: int, rng: random.Rando
     user.press(msg, lambda b: b is choice)
 
 
-async def play_game(env: BotEnv, game_id: str, users: dict[int, FakeUser],
-                    rng: random.Random, *, max_turns: int = 600) -> int:
+async def play_game(
+    env: BotEnv,
+    game_id: str,
+    users: dict[int, FakeUser],
+    rng: random.Random,
+    *,
+    max_turns: int = 600,
+) -> int:
     """Drive every human seat through its private buttons until the game is finished."""
     turns = 0
     while turns < max_turns:
@@ -154,8 +175,7 @@ async def play_game(env: BotEnv, game_id: str, users: dict[int, FakeUser],
     raise AssertionError("game did not finish")
 
 
-async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser],
-                      version: int) -> None:
+async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser], version: int) -> None:
     """Round over: each human presses "Ready for the next round" in their private chat; a
     button drawn for an older version is answered "the board changed" and redrawn, so the
     player presses the fresh one."""
@@ -171,9 +191,16 @@ async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser],
             now = await env.service.view(game_id, seat.user_id)
             if now["status"] != "round_over" or not now.get("legal_moves"):
                 break  # the pause ran out (next round) or this seat is ready
+
             def ready_button(u: FakeUser = user) -> dict[str, Any] | None:
-                return next((m for m in reversed(api.bot_messages(u.id))
-                             if any(callback_parts(b)[0] == "m" for b in buttons(m))), None)
+                return next(
+                    (
+                        m
+                        for m in reversed(api.bot_messages(u.id))
+                        if any(callback_parts(b)[0] == "m" for b in buttons(m))
+                    ),
+                    None,
+                )
 
             async def ready_or_over(uid: int = seat.user_id) -> bool:
                 view = await env.service.view(game_id, uid)

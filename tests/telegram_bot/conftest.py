@@ -45,24 +45,39 @@ class BotEnv:
 
 
 def make_settings(api: FakeBotAPI, **kw: Any) -> Settings:
-    base = {"telegram_bot_token": TOKEN, "telegram_api_base_url": api.base_url,
-            "public_url": "https://saboteur.example.org", "miniapp_short_name": "board",
-            "default_language": "en"}
+    base = {
+        "telegram_bot_token": TOKEN,
+        "telegram_api_base_url": api.base_url,
+        "public_url": "https://saboteur.example.org",
+        "miniapp_short_name": "board",
+        "default_language": "en",
+    }
     base.update(kw)
     return Settings(**base)
 
 
 @contextlib.asynccontextmanager
-async def running_bot(api: FakeBotAPI, *, service_config: ServiceConfig | None = None,
-                      options: BotOptions | None = None, store: Any = None,
-                      **settings_kw: Any) -> AsyncIterator[BotEnv]:
+async def running_bot(
+    api: FakeBotAPI,
+    *,
+    service_config: ServiceConfig | None = None,
+    options: BotOptions | None = None,
+    store: Any = None,
+    **settings_kw: Any,
+) -> AsyncIterator[BotEnv]:
     store = store if store is not None else MemoryStore()
     await store.start()
-    service = GameService(store, service_config or ServiceConfig(
-        think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05))
+    service = GameService(
+        store,
+        service_config
+        or ServiceConfig(
+            think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05
+        ),
+    )
     settings = make_settings(api, **settings_kw)
-    application = build_application(settings, service, options or BotOptions(
-        poll_timeout=1, autostart_s=3600, max_retries=2))
+    application = build_application(
+        settings, service, options or BotOptions(poll_timeout=1, autostart_s=3600, max_retries=2)
+    )
     timers = asyncio.create_task(service.run_timers())
     await start_bot(application, settings)
     try:
@@ -89,9 +104,12 @@ async def fast_env() -> AsyncIterator[BotEnv]:
     api = FakeBotAPI(group_window=6.0)
     await api.start()
     try:
-        async with running_bot(api, options=BotOptions(
-                poll_timeout=1, autostart_s=3600, max_retries=2, group_burst=5,
-                group_period_s=2.0)) as env:
+        async with running_bot(
+            api,
+            options=BotOptions(
+                poll_timeout=1, autostart_s=3600, max_retries=2, group_burst=5, group_period_s=2.0
+            ),
+        ) as env:
             yield env
     finally:
         await api.stop()

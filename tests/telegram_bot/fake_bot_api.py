@@ -36,14 +36,38 @@ BOT_USERNAME = "SaboteurTestBot"
 
 # Parameters python-telegram-bot sends as plain strings (everything else is JSON-encoded).
 _STRING_FIELDS = {
-    "text", "caption", "callback_query_id", "inline_query_id", "url", "secret_token",
-    "parse_mode", "description", "short_description", "language_code", "next_offset",
-    "switch_pm_text", "switch_pm_parameter", "action", "name", "emoji",
+    "text",
+    "caption",
+    "callback_query_id",
+    "inline_query_id",
+    "url",
+    "secret_token",
+    "parse_mode",
+    "description",
+    "short_description",
+    "language_code",
+    "next_offset",
+    "switch_pm_text",
+    "switch_pm_parameter",
+    "action",
+    "name",
+    "emoji",
 }
 _MESSAGE_SENDING = {
-    "sendMessage", "sendPhoto", "sendDocument", "sendAnimation", "sendMediaGroup",
-    "editMessageText", "editMessageCaption", "editMessageMedia", "editMessageReplyMarkup",
-    "sendSticker", "sendDice", "copyMessage", "forwardMessage", "pinChatMessage",
+    "sendMessage",
+    "sendPhoto",
+    "sendDocument",
+    "sendAnimation",
+    "sendMediaGroup",
+    "editMessageText",
+    "editMessageCaption",
+    "editMessageMedia",
+    "editMessageReplyMarkup",
+    "sendSticker",
+    "sendDice",
+    "copyMessage",
+    "forwardMessage",
+    "pinChatMessage",
 }
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
@@ -123,8 +147,9 @@ class FakeChat:
 class FakeBotAPI:
     """The server plus the record of everything the bot did."""
 
-    def __init__(self, *, group_limit: int = 20, group_window: float = 60.0,
-                 query_ttl: float = 15.0) -> None:
+    def __init__(
+        self, *, group_limit: int = 20, group_window: float = 60.0, query_ttl: float = 15.0
+    ) -> None:
         self.group_limit = group_limit
         self.group_window = group_window
         self.query_ttl = query_ttl
@@ -174,15 +199,22 @@ class FakeBotAPI:
         return f"http://127.0.0.1:{self.port}/bot"
 
     # ------------------------------------------------------------------ driver side
-    def user(self, user_id: int, first_name: str, *, language_code: str | None = "en",
-             username: str | None = None) -> FakeUser:
+    def user(
+        self,
+        user_id: int,
+        first_name: str,
+        *,
+        language_code: str | None = "en",
+        username: str | None = None,
+    ) -> FakeUser:
         u = FakeUser(self, user_id, first_name, language_code, username)
         self.users[user_id] = u
         self.chats[user_id] = FakeChat(user_id, "private")
         return u
 
-    def group(self, chat_id: int, title: str, *, admins: Iterable[int] = (),
-              forum: bool = False) -> FakeChat:
+    def group(
+        self, chat_id: int, title: str, *, admins: Iterable[int] = (), forum: bool = False
+    ) -> FakeChat:
         chat = FakeChat(chat_id, "supergroup", title, forum, set(admins))
         self.chats[chat_id] = chat
         return chat
@@ -194,8 +226,7 @@ class FakeBotAPI:
         update = {"update_id": uid, **payload}
         if self.webhook_targets:
             target = self.webhook_targets[uid % len(self.webhook_targets)]
-            task = asyncio.get_running_loop().create_task(
-                self.deliver_webhook(update, url=target))
+            task = asyncio.get_running_loop().create_task(self.deliver_webhook(update, url=target))
             self._deliveries.add(task)
             task.add_done_callback(self._deliveries.discard)
         else:
@@ -203,8 +234,9 @@ class FakeBotAPI:
         self._notify()
         return uid
 
-    async def deliver_webhook(self, update: dict[str, Any], *, secret: str | None = None,
-                              url: str | None = None) -> int:
+    async def deliver_webhook(
+        self, update: dict[str, Any], *, secret: str | None = None, url: str | None = None
+    ) -> int:
         """POST one update to the webhook (as Telegram does); returns the HTTP status."""
         assert self._session is not None
         target = url or self.webhook_url
@@ -249,11 +281,15 @@ class FakeBotAPI:
         return [c for c in self.calls if c.group and c.method in _MESSAGE_SENDING]
 
     def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
-        return [m for (cid, _), m in sorted(self.messages.items()) if cid == chat_id
-                and m.get("from", {}).get("id") == BOT_ID]
+        return [
+            m
+            for (cid, _), m in sorted(self.messages.items())
+            if cid == chat_id and m.get("from", {}).get("id") == BOT_ID
+        ]
 
-    def last_bot_message(self, chat_id: int, predicate: Callable[[dict[str, Any]], bool]
-                         = lambda m: True) -> dict[str, Any] | None:
+    def last_bot_message(
+        self, chat_id: int, predicate: Callable[[dict[str, Any]], bool] = lambda m: True
+    ) -> dict[str, Any] | None:
         found = [m for m in self.bot_messages(chat_id) if predicate(m)]
         return found[-1] if found else None
 
@@ -268,8 +304,13 @@ class FakeBotAPI:
         if isinstance(chat_id, str) and chat_id.lstrip("-").isdigit():
             chat_id = int(chat_id)
             params["chat_id"] = chat_id
-        call = Call(method, params, chat_id if isinstance(chat_id, int) else None,
-                    time.monotonic(), files=files)
+        call = Call(
+            method,
+            params,
+            chat_id if isinstance(chat_id, int) else None,
+            time.monotonic(),
+            files=files,
+        )
         if method in ("answerCallbackQuery",):
             q = self.callback_queries.get(str(params.get("callback_query_id")))
             call.chat_id = q["chat_id"] if q else None
@@ -290,8 +331,11 @@ class FakeBotAPI:
             if err.code == 429:
                 self.rate_limited.append(call)
             self._notify()
-            body: dict[str, Any] = {"ok": False, "error_code": err.code,
-                                    "description": err.description}
+            body: dict[str, Any] = {
+                "ok": False,
+                "error_code": err.code,
+                "description": err.description,
+            }
             if err.retry_after is not None:
                 body["parameters"] = {"retry_after": err.retry_after}
             return web.json_response(body, status=err.code)
@@ -368,9 +412,15 @@ class FakeBotAPI:
     def _new_message(self, chat: FakeChat, params: dict[str, Any], **content: Any) -> dict:
         mid = next(self._message_ids[chat.id])
         msg: dict[str, Any] = {
-            "message_id": mid, "date": int(time.time()), "chat": chat.to_dict(),
-            "from": {"id": BOT_ID, "is_bot": True, "first_name": "Saboteur",
-                     "username": BOT_USERNAME},
+            "message_id": mid,
+            "date": int(time.time()),
+            "chat": chat.to_dict(),
+            "from": {
+                "id": BOT_ID,
+                "is_bot": True,
+                "first_name": "Saboteur",
+                "username": BOT_USERNAME,
+            },
             **{k: v for k, v in content.items() if v is not None},
         }
         if params.get("reply_markup"):
@@ -393,9 +443,15 @@ class FakeBotAPI:
 
     # ------------------------------------------------------------------ methods
     async def _m_getMe(self, p: dict, f: dict) -> dict:
-        return {"id": BOT_ID, "is_bot": True, "first_name": "Saboteur",
-                "username": BOT_USERNAME, "can_join_groups": True,
-                "can_read_all_group_messages": False, "supports_inline_queries": True}
+        return {
+            "id": BOT_ID,
+            "is_bot": True,
+            "first_name": "Saboteur",
+            "username": BOT_USERNAME,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": True,
+        }
 
     async def _m_getUpdates(self, p: dict, f: dict) -> list:
         if self.webhook_url:
@@ -416,8 +472,7 @@ class FakeBotAPI:
         if isinstance(scope, str):
             scope = json.loads(scope)
         kind = scope.get("type")
-        if kind in ("default", "all_private_chats", "all_group_chats",
-                    "all_chat_administrators"):
+        if kind in ("default", "all_private_chats", "all_group_chats", "all_chat_administrators"):
             return (kind,)
         if kind in ("chat", "chat_administrators", "chat_member"):
             chat_id = scope.get("chat_id")
@@ -468,8 +523,7 @@ class FakeBotAPI:
         lang = (user.language_code or "")[:2].lower()
         chat = self.chats[chat_id]
         if chat.type == "private":
-            order: list[tuple[Any, ...]] = [("chat", chat_id), ("all_private_chats",),
-                                            ("default",)]
+            order: list[tuple[Any, ...]] = [("chat", chat_id), ("all_private_chats",), ("default",)]
         else:
             admin = user_id in chat.admins
             order = [("chat_member", chat_id, user_id)]
@@ -496,8 +550,11 @@ class FakeBotAPI:
         return True
 
     async def _m_getWebhookInfo(self, p: dict, f: dict) -> dict:
-        return {"url": self.webhook_url or "", "has_custom_certificate": False,
-                "pending_update_count": len(self._updates)}
+        return {
+            "url": self.webhook_url or "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
 
     async def _m_sendMessage(self, p: dict, f: dict) -> dict:
         chat = self._check_chat_writable(p.get("chat_id"))
@@ -538,8 +595,9 @@ class FakeBotAPI:
             raise ApiError(400, "Bad Request: there is no caption in the message to edit")
         self._check_text(p.get("caption"), 1024, "message caption")
         self._check_markup(chat, p.get("reply_markup"))
-        if msg.get("caption") == p.get("caption") and \
-                msg.get("reply_markup") == p.get("reply_markup"):
+        if msg.get("caption") == p.get("caption") and msg.get("reply_markup") == p.get(
+            "reply_markup"
+        ):
             raise ApiError(400, NOT_MODIFIED)
         self._check_rate(chat)
         msg["caption"] = p.get("caption")
@@ -579,8 +637,10 @@ class FakeBotAPI:
     async def _m_answerCallbackQuery(self, p: dict, f: dict) -> bool:
         q = self.callback_queries.get(str(p.get("callback_query_id")))
         if q is None or q["answered"] or time.monotonic() - q["at"] > self.query_ttl:
-            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
-                                "or query ID is invalid")
+            raise ApiError(
+                400,
+                "Bad Request: query is too old and response timeout expired or query ID is invalid",
+            )
         if len(str(p.get("text") or "")) > 200:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         q["answered"] = True
@@ -590,8 +650,10 @@ class FakeBotAPI:
     async def _m_answerInlineQuery(self, p: dict, f: dict) -> bool:
         q = self.inline_queries.get(str(p.get("inline_query_id")))
         if q is None or q["answered"] or time.monotonic() - q["at"] > self.query_ttl:
-            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
-                                "or query ID is invalid")
+            raise ApiError(
+                400,
+                "Bad Request: query is too old and response timeout expired or query ID is invalid",
+            )
         results = p.get("results") or []
         if len(results) > 50:
             raise ApiError(400, "Bad Request: RESULTS_TOO_MUCH")
@@ -611,13 +673,22 @@ class FakeBotAPI:
         if user_id == chat.creator:
             return {"status": "creator", "user": u, "is_anonymous": False}
         if user_id in chat.admins:
-            return {"status": "administrator", "user": u, "can_be_edited": False,
-                    "is_anonymous": False, "can_manage_chat": True,
-                    "can_delete_messages": True, "can_manage_video_chats": True,
-                    "can_restrict_members": True, "can_promote_members": False,
-                    "can_change_info": True, "can_invite_users": True,
-                    "can_post_stories": False, "can_edit_stories": False,
-                    "can_delete_stories": False}
+            return {
+                "status": "administrator",
+                "user": u,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                "can_manage_chat": True,
+                "can_delete_messages": True,
+                "can_manage_video_chats": True,
+                "can_restrict_members": True,
+                "can_promote_members": False,
+                "can_change_info": True,
+                "can_invite_users": True,
+                "can_post_stories": False,
+                "can_edit_stories": False,
+                "can_delete_stories": False,
+            }
         return {"status": "member", "user": u}
 
     async def _m_getChatMember(self, p: dict, f: dict) -> dict:
@@ -636,8 +707,15 @@ class FakeBotAPI:
 
 def _photo(data: bytes | None) -> list[dict[str, Any]]:
     size = len(data) if data else 0
-    return [{"file_id": f"photo{size}-{time.monotonic_ns()}", "file_unique_id": "u",
-             "width": 800, "height": 600, "file_size": size}]
+    return [
+        {
+            "file_id": f"photo{size}-{time.monotonic_ns()}",
+            "file_unique_id": "u",
+            "width": 800,
+            "height": 600,
+            "file_size": size,
+        }
+    ]
 
 
 def _set_markup(msg: dict[str, Any], p: dict[str, Any]) -> None:
@@ -650,8 +728,14 @@ def _set_markup(msg: dict[str, Any], p: dict[str, Any]) -> None:
 class FakeUser:
     """A simulated Telegram user producing updates."""
 
-    def __init__(self, api: FakeBotAPI, user_id: int, first_name: str,
-                 language_code: str | None, username: str | None) -> None:
+    def __init__(
+        self,
+        api: FakeBotAPI,
+        user_id: int,
+        first_name: str,
+        language_code: str | None,
+        username: str | None,
+    ) -> None:
         self.api = api
         self.id = user_id
         self.first_name = first_name
@@ -669,11 +753,22 @@ class FakeUser:
             d["username"] = self.username
         return d
 
-    def message_update(self, chat_id: int, text: str, *, thread_id: int | None = None,
-                       reply_to: dict[str, Any] | None = None) -> dict[str, Any]:
+    def message_update(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        thread_id: int | None = None,
+        reply_to: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         chat = self.api.chats[chat_id]
-        msg: dict[str, Any] = {"message_id": next(self._msg_ids), "date": int(time.time()),
-                               "chat": chat.to_dict(), "from": self.to_dict(), "text": text}
+        msg: dict[str, Any] = {
+            "message_id": next(self._msg_ids),
+            "date": int(time.time()),
+            "chat": chat.to_dict(),
+            "from": self.to_dict(),
+            "text": text,
+        }
         if text.startswith("/"):
             length = len(text.split()[0])
             msg["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
@@ -684,13 +779,20 @@ class FakeUser:
             msg["reply_to_message"] = reply_to
         return {"message": msg}
 
-    def say(self, chat_id: int, text: str, *, thread_id: int | None = None,
-            reply_to: dict[str, Any] | None = None) -> int:
+    def say(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        thread_id: int | None = None,
+        reply_to: dict[str, Any] | None = None,
+    ) -> int:
         """Send a message (a command when it starts with '/') in a chat; returns update_id."""
         if chat_id == self.id and text.startswith("/start"):
             self.started = True
-        return self.api.push_update(self.message_update(chat_id, text, thread_id=thread_id,
-                                                        reply_to=reply_to))
+        return self.api.push_update(
+            self.message_update(chat_id, text, thread_id=thread_id, reply_to=reply_to)
+        )
 
     def press_start(self, payload: str | None = None) -> int:
         """Open the private chat with the bot (the Start button), with a deep-link payload."""
@@ -698,12 +800,23 @@ class FakeUser:
 
     def callback_update(self, message: dict[str, Any], data: str) -> dict[str, Any]:
         qid = f"q{next(self.api._query_ids)}"
-        self.api.callback_queries[qid] = {"at": time.monotonic(), "answered": False,
-                                          "answer": None, "chat_id": message["chat"]["id"],
-                                          "user": self.id, "data": data}
-        return {"callback_query": {"id": qid, "from": self.to_dict(),
-                                   "chat_instance": f"ci{message['chat']['id']}",
-                                   "message": message, "data": data}}
+        self.api.callback_queries[qid] = {
+            "at": time.monotonic(),
+            "answered": False,
+            "answer": None,
+            "chat_id": message["chat"]["id"],
+            "user": self.id,
+            "data": data,
+        }
+        return {
+            "callback_query": {
+                "id": qid,
+                "from": self.to_dict(),
+                "chat_instance": f"ci{message['chat']['id']}",
+                "message": message,
+                "data": data,
+            }
+        }
 
     def press(self, message: dict[str, Any], button: str | Callable[[dict], bool]) -> str:
         """Press an inline button of a recorded bot message; returns the callback query id.
@@ -718,11 +831,23 @@ class FakeUser:
 
     def inline(self, query: str, *, chat_type: str = "supergroup") -> str:
         qid = f"i{next(self.api._query_ids)}"
-        self.api.inline_queries[qid] = {"at": time.monotonic(), "answered": False,
-                                        "answer": None, "user": self.id}
-        self.api.push_update({"inline_query": {"id": qid, "from": self.to_dict(),
-                                               "query": query, "offset": "",
-                                               "chat_type": chat_type}})
+        self.api.inline_queries[qid] = {
+            "at": time.monotonic(),
+            "answered": False,
+            "answer": None,
+            "user": self.id,
+        }
+        self.api.push_update(
+            {
+                "inline_query": {
+                    "id": qid,
+                    "from": self.to_dict(),
+                    "query": query,
+                    "offset": "",
+                    "chat_type": chat_type,
+                }
+            }
+        )
         return qid
 
 
@@ -733,6 +858,6 @@ def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 def find_button(message: dict[str, Any], button: str | Callable[[dict], bool]) -> dict:
     for b in buttons(message):
-        if (button(b) if callable(button) else button in b.get("text", "")):
+        if button(b) if callable(button) else button in b.get("text", ""):
             return b
     raise AssertionError(f"no button {button!r} in {[b.get('text') for b in buttons(message)]}")

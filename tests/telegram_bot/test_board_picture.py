@@ -16,14 +16,44 @@ from telegram_bot import board_picture
 from telegram_bot.board_picture import catalogue, render_board, render_board_async
 from telegram_bot.fonts import find_font, load_font, printable
 
-NAMES = ["Alice", "张伟", "李小龙的哥哥和他的朋友们", "Bob", "王芳", "Дмитрий", "Zoë", "陳大文",
-         "Mohammed Al-Hassan bin Abdullah", "Eve", "小明", "Ola"]
-IN_FRONT = [["BREAK_PICKAXE"], [], ["BREAK_LANTERN", "BREAK_CART"], ["TRAPPED"], ["THEFT"], [],
-            [], ["BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART"], [], [], [], []]
+NAMES = [
+    "Alice",
+    "张伟",
+    "李小龙的哥哥和他的朋友们",
+    "Bob",
+    "王芳",
+    "Дмитрий",
+    "Zoë",
+    "陳大文",
+    "Mohammed Al-Hassan bin Abdullah",
+    "Eve",
+    "小明",
+    "Ola",
+]
+IN_FRONT = [
+    ["BREAK_PICKAXE"],
+    [],
+    ["BREAK_LANTERN", "BREAK_CART"],
+    ["TRAPPED"],
+    ["THEFT"],
+    [],
+    [],
+    ["BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART"],
+    [],
+    [],
+    [],
+    [],
+]
 
 
-def spectator_view(players: int = 10, cards: int = 20, seed: int = 1, *,
-                   status: str = "playing", route: list[list[int]] | None = None) -> dict[str, Any]:
+def spectator_view(
+    players: int = 10,
+    cards: int = 20,
+    seed: int = 1,
+    *,
+    status: str = "playing",
+    route: list[list[int]] | None = None,
+) -> dict[str, Any]:
     """A hand-made spectator view (API.md) of a mid-round game with ``cards`` placed."""
     rnd = random.Random(seed)
     ids = [i for i, c in catalogue().items() if c["kind"] not in ("start", "goal")]
@@ -31,20 +61,44 @@ def spectator_view(players: int = 10, cards: int = 20, seed: int = 1, *,
     cells += [(x, y) for x in range(-1, 10) for y in (-4, -3, 3, 4) if len(cells) < cards + 2]
     rnd.shuffle(cells)
     board = [{"x": 0, "y": 0, "card": "S1_START", "rotated": False}]
-    board += [{"x": x, "y": y, "card": rnd.choice(ids), "rotated": rnd.random() < 0.5}
-              for x, y in cells[:cards]]
+    board += [
+        {"x": x, "y": y, "card": rnd.choice(ids), "rotated": rnd.random() < 0.5}
+        for x, y in cells[:cards]
+    ]
     return {
-        "game_id": "g1", "version": 17, "status": status, "edition": "expansion",
-        "options": {"rounds": 3}, "round": 2, "rounds": 3,
+        "game_id": "g1",
+        "version": 17,
+        "status": status,
+        "edition": "expansion",
+        "options": {"rounds": 3},
+        "round": 2,
+        "rounds": 3,
         "you": {"seat": None},
-        "seats": [{"seat": i, "name": NAMES[i % len(NAMES)], "hand_size": 4 - i % 3,
-                   "in_front": IN_FRONT[i % len(IN_FRONT)], "online": True, "computer": i == 3,
-                   "has_gold": None, "role": None, "gold": None} for i in range(players)],
+        "seats": [
+            {
+                "seat": i,
+                "name": NAMES[i % len(NAMES)],
+                "hand_size": 4 - i % 3,
+                "in_front": IN_FRONT[i % len(IN_FRONT)],
+                "online": True,
+                "computer": i == 3,
+                "has_gold": None,
+                "role": None,
+                "gold": None,
+            }
+            for i in range(players)
+        ],
         "board": board,
-        "goals": [{"goal": k, "x": 8, "y": y, "revealed": False, "kind": None}
-                  for k, y in enumerate((-2, 0, 2))],
-        "deck_size": 23, "discard_size": 4, "current_seat": 2, "turn_deadline": None,
-        "log": [], "legal_moves": [],
+        "goals": [
+            {"goal": k, "x": 8, "y": y, "revealed": False, "kind": None}
+            for k, y in enumerate((-2, 0, 2))
+        ],
+        "deck_size": 23,
+        "discard_size": 4,
+        "current_seat": 2,
+        "turn_deadline": None,
+        "log": [],
+        "legal_moves": [],
         "round_result": {"winners": "diggers", "route": route} if route else None,
     }
 
@@ -68,7 +122,7 @@ def test_size_and_bytes(players: int, cards: int) -> None:
     assert len(data) < 1_000_000
     img = _decode(data)
     assert max(img.size) <= 1280
-    assert min(img.size) >= 500          # readable on a phone, not a thumbnail
+    assert min(img.size) >= 500  # readable on a phone, not a thumbnail
     assert data[:4] == (b"\x89PNG" if mime == "image/png" else b"\xff\xd8\xff\xe0")
 
 
@@ -89,8 +143,8 @@ def test_cjk_font_is_found_and_has_the_glyphs() -> None:
     def mask(text: str) -> bytes:
         return bytes(font.getmask(text))
 
-    tofu_a, tofu_b = mask("\U000f0001"), mask("\U000f0002")   # private use: no glyph anywhere
-    assert tofu_a == tofu_b                      # every missing glyph draws the same box
+    tofu_a, tofu_b = mask("\U000f0001"), mask("\U000f0002")  # private use: no glyph anywhere
+    assert tofu_a == tofu_b  # every missing glyph draws the same box
     zhang, wei, chen = mask("张"), mask("伟"), mask("陳")
     assert len({zhang, wei, chen, tofu_a}) == 4  # real, distinct glyphs, none of them a box
 
@@ -117,7 +171,7 @@ def test_emoji_and_unknown_scripts_are_dropped_not_boxed() -> None:
     a["seats"][0]["name"] = "Alice 🌸🌸"
     b["seats"][0]["name"] = "Alice"
     assert render_board(a) == render_board(b)
-    a["seats"][0]["name"] = "🔥🔥🔥"           # nothing drawable left: the seat number
+    a["seats"][0]["name"] = "🔥🔥🔥"  # nothing drawable left: the seat number
     b["seats"][0]["name"] = "#1"
     assert render_board(a) == render_board(b)
 
@@ -125,13 +179,17 @@ def test_emoji_and_unknown_scripts_are_dropped_not_boxed() -> None:
 def test_nothing_private_is_drawn() -> None:
     public = spectator_view(6, 25)
     private = copy.deepcopy(public)
-    private["you"] = {"seat": 1, "role": "SABOTEUR", "gold": 7,
-                      "hand": [{"id": "a1", "card": "S1_CROSS"}, {"id": "a2", "card": "MAP"}],
-                      "known_goals": [{"goal": 0, "kind": "gold"}],
-                      "known_roles": [{"seat": 4, "role": "GOLD_DIGGER", "stale": False}]}
+    private["you"] = {
+        "seat": 1,
+        "role": "SABOTEUR",
+        "gold": 7,
+        "hand": [{"id": "a1", "card": "S1_CROSS"}, {"id": "a2", "card": "MAP"}],
+        "known_goals": [{"goal": 0, "kind": "gold"}],
+        "known_roles": [{"seat": 4, "role": "GOLD_DIGGER", "stale": False}],
+    }
     for s in private["seats"]:
         s.update(role="SABOTEUR", gold=9, hand=["S1_CROSS"], secret="x")
-    private["goals"][0]["kind"] = "gold"           # known to a map peek, still face down
+    private["goals"][0]["kind"] = "gold"  # known to a map peek, still face down
     private["legal_moves"] = [{"type": "discard", "cards": ["a1"]}]
     private["seed"] = 12345
     assert render_board(private) == render_board(public)
@@ -139,8 +197,9 @@ def test_nothing_private_is_drawn() -> None:
 
 def test_gold_route_is_highlighted_at_round_end() -> None:
     plain = spectator_view(5, 20, status="round_over")
-    routed = spectator_view(5, 20, status="round_over",
-                            route=[[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]])
+    routed = spectator_view(
+        5, 20, status="round_over", route=[[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]]
+    )
     assert _differs(render_board(plain)[0], render_board(routed)[0]) > 5000
 
 
@@ -163,11 +222,15 @@ def test_every_card_of_both_editions_renders(rotated: bool) -> None:
     view = spectator_view(4, 0)
     ids = list(catalogue())
     cols = 14
-    view["board"] = [{"x": i % cols - 3, "y": i // cols - 3, "card": cid, "rotated": rotated}
-                     for i, cid in enumerate(ids)]
-    view["goals"] = [{"goal": 0, "x": 8, "y": -2, "revealed": True, "kind": "gold"},
-                     {"goal": 1, "x": 8, "y": 0, "revealed": True, "kind": "stone"},
-                     {"goal": 2, "x": 8, "y": 2, "revealed": False, "kind": None}]
+    view["board"] = [
+        {"x": i % cols - 3, "y": i // cols - 3, "card": cid, "rotated": rotated}
+        for i, cid in enumerate(ids)
+    ]
+    view["goals"] = [
+        {"goal": 0, "x": 8, "y": -2, "revealed": True, "kind": "gold"},
+        {"goal": 1, "x": 8, "y": 0, "revealed": True, "kind": "stone"},
+        {"goal": 2, "x": 8, "y": 2, "revealed": False, "kind": None},
+    ]
     data, _ = render_board(view)
     assert max(_decode(data).size) <= 1280
 
@@ -226,7 +289,7 @@ async def test_async_render_is_cached_per_version(monkeypatch: pytest.MonkeyPatc
     first, second = await asyncio.gather(render_board_async(view), render_board_async(view))
     again = await render_board_async(view)
     assert first == second == again == real(view)
-    assert len(calls) == 1                         # one rendering for three callers
+    assert len(calls) == 1  # one rendering for three callers
     view["version"] = 18
     await render_board_async(view)
     assert len(calls) == 2
@@ -257,7 +320,8 @@ def test_real_engine_spectator_view_renders() -> None:
 
 
 def test_without_any_cjk_font_it_warns_and_still_renders(
-        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     from telegram_bot import fonts
 
     monkeypatch.setattr(fonts, "CANDIDATES", ())
@@ -282,10 +346,10 @@ def test_computer_seats_and_the_header_follow_the_labels() -> None:
     plain = copy.deepcopy(view)
     del plain["seats"][3]["computer_no"]
     english = render_board(view)[0]
-    assert english == render_board(plain)[0]   # the English label is the stored name
+    assert english == render_board(plain)[0]  # the English label is the stored name
     hant = {"computer": "電腦 {n}", "round": "第 {round}/{rounds} 輪", "deck": "牌堆 {deck}"}
     assert _differs(english, render_board(view, labels=hant)[0]) > 30
     human = copy.deepcopy(view)
-    human["seats"][3]["name"] = "電腦 1"      # what the label draws, as a human's name
+    human["seats"][3]["name"] = "電腦 1"  # what the label draws, as a human's name
     del human["seats"][3]["computer_no"]
     assert render_board(human, labels=hant) == render_board(view, labels=hant)

@@ -31,8 +31,10 @@ def menu_readers(api: FakeBotAPI, group_id: int, first: int) -> tuple[Any, ...]:
     (zh-HK): the group, then the four users."""
     group = api.group(group_id, f"Menus {first}", admins=[first])
     codes = {"Ann": "en", "Li": "zh-hans", "Wen": "zh-hant", "Ho": "zh-hk"}
-    users = [api.user(first + i, name, language_code=code)
-             for i, (name, code) in enumerate(codes.items())]
+    users = [
+        api.user(first + i, name, language_code=code)
+        for i, (name, code) in enumerate(codes.items())
+    ]
     return (group, *users)
 
 
@@ -69,7 +71,6 @@ async def test_command_menus_follow_each_readers_language(fast_env: BotEnv) -> N
     assert not [c for c in api.calls if "MyCommands" in c.method and not c.ok]
 
 
-
 async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEnv) -> None:
     """In a group whose language nobody chose, a zh-Hant / zh-HK reader gets the
     Traditional menu there for themself once they use the bot in it; others keep their
@@ -96,8 +97,9 @@ async def test_traditional_readers_get_their_own_menu_in_a_group(fast_env: BotEn
     assert api.menu_for(group.id, hk.id)[0] == hant  # Ho has not used the bot there since
     hk.say(group.id, "/help")
     await api.wait_for(lambda: api.menu_for(group.id, hk.id)[0] == en)
-    member_calls = [c for c in api.calls if "MyCommands" in c.method and "chat_member" in str(
-        c.params)]
+    member_calls = [
+        c for c in api.calls if "MyCommands" in c.method and "chat_member" in str(c.params)
+    ]
     assert len(member_calls) == 4  # set once for each, removed once for each
     assert all(c.ok for c in api.calls if "MyCommands" in c.method)
 
@@ -112,25 +114,30 @@ async def test_a_group_nobody_chose_a_language_for_follows_who_speaks(fast_env: 
     for u in (mei, wen):
         u.press_start()
     wen.say(group.id, "/help")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "open a game" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "open a game" in m.get("text", ""))
+    )
     mei.say(group.id, "/help")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "在本群組開一局遊戲" in
-                                                    m.get("text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "在本群組開一局遊戲" in m.get("text", ""))
+    )
     game_id = await open_lobby(env, group, mei)
     lobby = await api.wait_for(lambda: api.last_bot_message(group.id, is_lobby))
     assert "矮人礦坑" in lobby["text"] and "加入" in buttons(lobby)[0]["text"]
     assert (await env.service.view(game_id, None))["settings"]["language"] == "zh-hant"
-    await join(env, game_id, group, wen)   # a joiner does not change the game's language
-    joined = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: is_lobby(m)
-                                                             and "Wen" in m.get("text", "")))
+    await join(env, game_id, group, wen)  # a joiner does not change the game's language
+    joined = await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: is_lobby(m) and "Wen" in m.get("text", ""))
+    )
     assert "矮人礦坑" in joined["text"]
     await choose_language(api, mei, group.id, "English")  # the admin chooses for the group
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Language" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "Language" in m.get("text", ""))
+    )
     mei.say(group.id, "/rules")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get("text", ""))
+    )
 
 
 async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
@@ -140,26 +147,32 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     for u in (alice, bob, chen):
         u.press_start()
     bob.say(group.id, "/help")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "/new" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "/new" in m.get("text", ""))
+    )
     bob.say(group.id, "/rules")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "Rules" in m.get("text", ""))
+    )
 
     # /lang in private: the user's own language from now on
     await choose_language(api, bob, bob.id, "繁體中文")
-    await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "語言" in m.get(
-        "text", "")))
+    await api.wait_for(lambda: api.last_bot_message(bob.id, lambda m: "語言" in m.get("text", "")))
     # /lang in the group: admins only
     bob.say(group.id, "/lang")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "admin" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "admin" in m.get("text", ""))
+    )
     qid = await choose_language(api, alice, group.id, "简体中文")
     await api.wait_for(lambda: api.callback_queries[qid]["answered"])
 
     game_id = await open_lobby(env, group, alice)
-    lobby = await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
-        m.get("reply_markup")) and "矮人矿坑" in m.get("text", "")))
+    lobby = await api.wait_for(
+        lambda: api.last_bot_message(
+            group.id,
+            lambda m: "?start=j" in str(m.get("reply_markup")) and "矮人矿坑" in m.get("text", ""),
+        )
+    )
     assert "加入" in buttons(lobby)[0]["text"]  # the group's language
     for u in (bob, chen):
         await join(env, game_id, group, u)
@@ -198,11 +211,16 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
     bob.press(lobby, "取消")  # not the creator nor an admin: refused
     alice.press(lobby, "取消")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "已关闭" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "已关闭" in m.get("text", ""))
+    )
     assert (await env.service.view(game_id, None))["status"] == "cancelled"
-    assert await env.service.game_for_chat(__import__("core.service.models", fromlist=[
-        "ChatKey"]).ChatKey(group.id, None)) is None
+    assert (
+        await env.service.game_for_chat(
+            __import__("core.service.models", fromlist=["ChatKey"]).ChatKey(group.id, None)
+        )
+        is None
+    )
     await api.wait_for(lambda: not api.unanswered_queries())
     assert_no_leaks(env, None, set())
 
@@ -211,8 +229,10 @@ async def test_autostart_two_rounds_and_stats() -> None:
     api = FakeBotAPI(group_window=6.0)
     await api.start()
     try:
-        async with running_bot(api, options=BotOptions(
-                poll_timeout=1, autostart_s=2, group_burst=5, group_period_s=2.0)) as env:
+        async with running_bot(
+            api,
+            options=BotOptions(poll_timeout=1, autostart_s=2, group_burst=5, group_period_s=2.0),
+        ) as env:
             group = api.group(-3002, "Quick")
             users = [api.user(i + 1, n) for i, n in enumerate(["Ann", "Ben"])]
             for u in users:
@@ -227,21 +247,28 @@ async def test_autostart_two_rounds_and_stats() -> None:
 
             await wait_async(started, timeout=10)  # nobody pressed Start
             await play_game(env, game_id, {u.id: u for u in users}, random.Random(3))
+
             def reveals() -> list:
                 return [m for m in api.bot_messages(group.id) if "🏁" in m.get("text", "")]
 
             await api.wait_for(lambda: len(reveals()) >= 2, timeout=20)
             assert len(reveals()) == 2
-            await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
-                "text", "")), timeout=20)
+            await api.wait_for(
+                lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get("text", "")),
+                timeout=20,
+            )
 
             async def archived() -> bool:
                 return bool((await env.service.stats_for_chat(group.id))["games"])
 
             await wait_async(archived, timeout=10)
             users[0].say(group.id, "/stats")
-            stats = await api.wait_for(lambda: api.last_bot_message(
-                group.id, lambda m: "Games in this group: 1" in m.get("text", "")), timeout=15)
+            stats = await api.wait_for(
+                lambda: api.last_bot_message(
+                    group.id, lambda m: "Games in this group: 1" in m.get("text", "")
+                ),
+                timeout=15,
+            )
             assert "Ann" in stats["text"] and "You:" in stats["text"]
             assert not api.rate_limited
             await api.wait_for(lambda: not api.unanswered_queries())
@@ -257,6 +284,8 @@ async def test_expired_lobby_message_is_closed(fake_api: FakeBotAPI) -> None:
         alice = api.user(1, "Alice")
         alice.press_start()
         await open_lobby(env, group, alice)
-        closed = await api.wait_for(lambda: api.last_bot_message(
-            group.id, lambda m: "closed" in m.get("text", "")), timeout=15)
+        closed = await api.wait_for(
+            lambda: api.last_bot_message(group.id, lambda m: "closed" in m.get("text", "")),
+            timeout=15,
+        )
         assert not closed.get("reply_markup")

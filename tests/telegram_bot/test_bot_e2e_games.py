@@ -30,8 +30,9 @@ from tests.telegram_bot.conftest import BotEnv, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI, buttons
 
 
-async def _secrets_during(env: BotEnv, game_id: str, users: list[int], stop: asyncio.Event,
-                          found: set[str]) -> None:
+async def _secrets_during(
+    env: BotEnv, game_id: str, users: list[int], stop: asyncio.Event, found: set[str]
+) -> None:
     """Collect every hand instance id seen while the game runs (they must never leak)."""
     while not stop.is_set():
         for uid in users:
@@ -40,16 +41,20 @@ async def _secrets_during(env: BotEnv, game_id: str, users: list[int], stop: asy
         await asyncio.sleep(0.05)
 
 
-async def _full_game(env: BotEnv, edition: str, humans: int, computers: int,
-                     seed: int) -> None:
+async def _full_game(env: BotEnv, edition: str, humans: int, computers: int, seed: int) -> None:
     api: FakeBotAPI = env.api
     group = api.group(-1001, "Mine shaft", admins=[1])
-    players = [api.user(i + 1, name, language_code=lang) for i, (name, lang) in enumerate(
-        [("Alice", "en"), ("Bo", "zh-hans"), ("Chen", "zh-TW"), ("Dee", "en")][:humans])]
+    players = [
+        api.user(i + 1, name, language_code=lang)
+        for i, (name, lang) in enumerate(
+            [("Alice", "en"), ("Bo", "zh-hans"), ("Chen", "zh-TW"), ("Dee", "en")][:humans]
+        )
+    ]
     creator = players[0]
     creator.press_start()
-    game_id = await open_lobby(env, group, creator,
-                               command="/new 2" if edition == "expansion" else "/new")
+    game_id = await open_lobby(
+        env, group, creator, command="/new 2" if edition == "expansion" else "/new"
+    )
     for p in players[1:]:
         await join(env, game_id, group, p)
     await env.service.configure(game_id, creator.id, rounds=1)
@@ -62,18 +67,21 @@ async def _full_game(env: BotEnv, edition: str, humans: int, computers: int,
 
     # every human gets their role and hand privately, in their own language
     for p in players:
-        msg = await api.wait_for(lambda p=p: api.last_bot_message(p.id, lambda m: "🎭" in m.get(
-            "text", "")))
+        msg = await api.wait_for(
+            lambda p=p: api.last_bot_message(p.id, lambda m: "🎭" in m.get("text", ""))
+        )
         view = await env.service.view(game_id, p.id)
-        t = Translator({"en": "en", "zh-hans": "zh_Hans", "zh-TW": "zh_Hant"}[
-            p.language_code or "en"])
+        t = Translator(
+            {"en": "en", "zh-hans": "zh_Hans", "zh-TW": "zh_Hant"}[p.language_code or "en"]
+        )
         assert t.role(view["you"]["role"]) in msg["text"]
         assert t.card(view["you"]["hand"][0]["card"]) in msg["text"]
 
     secrets: set[str] = set()
     stop = asyncio.Event()
-    collector = asyncio.create_task(_secrets_during(env, game_id, [p.id for p in players],
-                                                    stop, secrets))
+    collector = asyncio.create_task(
+        _secrets_during(env, game_id, [p.id for p in players], stop, secrets)
+    )
     started = time.monotonic()
     turns = await play_game(env, game_id, {p.id: p for p in players}, random.Random(seed))
     reveal_at = time.monotonic()
@@ -84,15 +92,22 @@ async def _full_game(env: BotEnv, edition: str, humans: int, computers: int,
     assert turns > 0
 
     # final scores reach the group and every player
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
-        "text", "") and "🪙" in m.get("text", "")), timeout=30)
+    await api.wait_for(
+        lambda: api.last_bot_message(
+            group.id, lambda m: "🏆" in m.get("text", "") and "🪙" in m.get("text", "")
+        ),
+        timeout=30,
+    )
     for p in players:
-        await api.wait_for(lambda p=p: api.last_bot_message(p.id, lambda m: "🏆" in m.get(
-            "text", "")), timeout=10)
+        await api.wait_for(
+            lambda p=p: api.last_bot_message(p.id, lambda m: "🏆" in m.get("text", "")), timeout=10
+        )
 
     # one board message per game: a photo, then only edits
-    await api.wait_for(lambda: [c for c in api.calls if c.chat_id == group.id
-                                and c.method == "sendPhoto"], timeout=30)
+    await api.wait_for(
+        lambda: [c for c in api.calls if c.chat_id == group.id and c.method == "sendPhoto"],
+        timeout=30,
+    )
     photos = [c for c in api.calls if c.chat_id == group.id and c.method == "sendPhoto"]
     assert len(photos) == 1
     board = [m for m in api.bot_messages(group.id) if "photo" in m]
@@ -122,8 +137,9 @@ async def test_expansion_game_with_a_computer(bot_env: BotEnv) -> None:
     await _full_game(bot_env, "expansion", humans=2, computers=1, seed=2)
 
 
-async def test_classic_game_on_redis(fake_api: FakeBotAPI, redis_url: str, redis_prefix: str,
-                                     redis_client: Any) -> None:
+async def test_classic_game_on_redis(
+    fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
     """The same game with the Redis store: claims, the token bucket and the adapter data
     go through Redis (what several workers share)."""
     store = RedisStore.from_url(redis_url, prefix=redis_prefix)
@@ -172,8 +188,9 @@ async def test_a_chinese_table_reads_no_english(bot_env: BotEnv) -> None:
     await env.service.configure(game_id, ming.id, rounds=1)
     for _ in range(2):
         await env.service.add_computer(game_id, ming.id)
-    lobby = await api.wait_for(lambda: api.last_bot_message(
-        group.id, lambda m: "电脑 2" in m.get("text", "")))
+    lobby = await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "电脑 2" in m.get("text", ""))
+    )
     ming.press(lobby, "开始")
     await wait_async(lambda: _status(env, game_id, "lobby", negate=True))
     iq = hua.inline("")  # peeking from the group: the results are hers, in her script
@@ -183,8 +200,9 @@ async def test_a_chinese_table_reads_no_english(bot_env: BotEnv) -> None:
     peek = [str(r.get(k, "")) for r in results for k in ("title", "description")]
     peek += [str(r["input_message_content"]["message_text"]) for r in results]
     await play_game(env, game_id, {p.id: p for p in (ming, hua)}, random.Random(5))
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
-        "text", "")), timeout=30)
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get("text", "")), timeout=30
+    )
     for piece in filter(None, peek):
         _assert_reads_as("s2tw", piece, "inline")
     checked = 0

@@ -31,14 +31,23 @@ async def _players(env: BotEnv, names: list[str], *, started: bool = True) -> li
     return users
 
 
-async def _start(env: BotEnv, group: FakeChat, users: list[FakeUser], *,
-                 thread_id: int | None = None, **settings: Any) -> str:
+async def _start(
+    env: BotEnv,
+    group: FakeChat,
+    users: list[FakeUser],
+    *,
+    thread_id: int | None = None,
+    **settings: Any,
+) -> str:
     game_id = await open_lobby(env, group, users[0], thread_id=thread_id)
     for u in users[1:]:
         await join(env, game_id, group, u)
     await env.service.configure(game_id, users[0].id, rounds=1, **settings)
-    lobby = await env.api.wait_for(lambda: env.api.last_bot_message(
-        group.id, lambda m: "?start=j" in str(m.get("reply_markup"))))
+    lobby = await env.api.wait_for(
+        lambda: env.api.last_bot_message(
+            group.id, lambda m: "?start=j" in str(m.get("reply_markup"))
+        )
+    )
     users[0].press(lobby, "Start")
 
     async def started() -> bool:
@@ -69,8 +78,9 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
     assert lobby is not None
     alice.press(lobby, "Settings")
-    settings_msg = await api.wait_for(lambda: api.last_bot_message(
-        group.id, lambda m: "Rounds:" in str(m.get("reply_markup"))))
+    settings_msg = await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "Rounds:" in str(m.get("reply_markup")))
+    )
     bob.press(settings_msg, "Rounds:")  # not the creator: refused with an alert
     alice.press(settings_msg, "Rounds:")
 
@@ -78,22 +88,30 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
         return (await env.service.view(game_id, None))["rounds"] == 1
 
     await wait_async(one_round)
-    settings_msg = await api.wait_for(lambda: api.last_bot_message(
-        group.id, lambda m: "Rounds: 1" in str(m.get("reply_markup"))))
+    settings_msg = await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "Rounds: 1" in str(m.get("reply_markup")))
+    )
     # how strong the computer plays: normal -> hard, for the table's computer seats
     alice.press(settings_msg, "Computer players: Normal")
-    settings_msg = await api.wait_for(lambda: api.last_bot_message(
-        group.id, lambda m: "Computer players: Hard" in str(m.get("reply_markup"))))
+    settings_msg = await api.wait_for(
+        lambda: api.last_bot_message(
+            group.id, lambda m: "Computer players: Hard" in str(m.get("reply_markup"))
+        )
+    )
     assert (await env.service.view(game_id, None))["settings"]["computer_level"] == "hard"
     # the group's language: English -> 简体中文 -> 繁體中文 -> English, the settings follow
     for name, setting in (("简体中文", "zh-hans"), ("繁體中文", "zh-hant"), ("English", "en")):
         alice.press(settings_msg, "🌐")
-        settings_msg = await api.wait_for(lambda name=name: api.last_bot_message(
-            group.id, lambda m: f"🌐 {name}" in str(m.get("reply_markup"))))
+        settings_msg = await api.wait_for(
+            lambda name=name: api.last_bot_message(
+                group.id, lambda m: f"🌐 {name}" in str(m.get("reply_markup"))
+            )
+        )
         assert (await env.service.view(game_id, None))["settings"]["language"] == setting
     alice.press(settings_msg, "Back")
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(
-        m.get("reply_markup"))))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    )
     refused = [q for q in api.callback_queries.values() if q["user"] == bob.id]
     await api.wait_for(lambda: all(q["answered"] for q in refused))
     assert refused[0]["answer"].get("show_alert")
@@ -113,6 +131,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     assert answer["show_alert"] is True and len(answer["text"]) <= 200
     assert env.deps and "Your role" in answer["text"]
     from telegram_bot.i18n import Translator
+
     assert Translator("en").role(bob_view["you"]["role"]) in answer["text"]
     qid = dan.press(board, "My secrets")
     await api.wait_for(lambda: api.callback_queries[qid]["answered"])
@@ -128,8 +147,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     assert role_name in result["title"] and "Dwarf guild" in result["title"]
     sent_text = result["input_message_content"]["message_text"]
     assert role_name not in sent_text
-    assert not any(Translator("en").card(c["card"]) in sent_text
-                   for c in bob_view["you"]["hand"])
+    assert not any(Translator("en").card(c["card"]) in sent_text for c in bob_view["you"]["hand"])
 
     # a stale button: the actor's panel from before their move, pressed afterwards
     actor, version = await _actor(env, game_id, [alice, bob, chen])
@@ -137,8 +155,13 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     old = copy.deepcopy(panel)
     card = next(b for b in buttons(old) if callback_parts(b)[0] == "c")
     actor.press(old, lambda b: b == card)
-    moves = await api.wait_for(lambda: [b for b in buttons(api.messages[
-        (actor.id, panel["message_id"])]) if callback_parts(b)[0] == "m"])
+    moves = await api.wait_for(
+        lambda: [
+            b
+            for b in buttons(api.messages[(actor.id, panel["message_id"])])
+            if callback_parts(b)[0] == "m"
+        ]
+    )
     actor.press(api.messages[(actor.id, panel["message_id"])], lambda b: b == moves[0])
 
     async def moved() -> bool:
@@ -157,8 +180,9 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
         return any(s.user_id == chen.id and s.auto for s in seats)
 
     await wait_async(chen_away)
-    await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "left the game" in m.get(
-        "text", "")))
+    await api.wait_for(
+        lambda: api.last_bot_message(group.id, lambda m: "left the game" in m.get("text", ""))
+    )
     # every group message went to the topic
     for call in api.group_calls():
         if call.method in ("sendMessage", "sendPhoto"):
@@ -175,13 +199,21 @@ async def test_timeout_warning_and_takeover(fast_env: BotEnv) -> None:
     game_id = await _start(env, group, users, turn_time=10, takeover_after=1)
     actor, version = await _actor(env, game_id, users)
     await api.wait_for(lambda: panel_for(env, actor.id, version))
-    warning = await api.wait_for(lambda: api.last_bot_message(
-        actor.id, lambda m: m.get("text", "").startswith("⏳")), timeout=12)
+    warning = await api.wait_for(
+        lambda: api.last_bot_message(actor.id, lambda m: m.get("text", "").startswith("⏳")),
+        timeout=12,
+    )
     assert "s left" in warning["text"]
-    await api.wait_for(lambda: api.last_bot_message(
-        actor.id, lambda m: m.get("text", "").startswith("⌛")), timeout=12)
-    takeover = await api.wait_for(lambda: api.last_bot_message(
-        actor.id, lambda m: "Take my seat back" in str(m.get("reply_markup"))), timeout=12)
+    await api.wait_for(
+        lambda: api.last_bot_message(actor.id, lambda m: m.get("text", "").startswith("⌛")),
+        timeout=12,
+    )
+    takeover = await api.wait_for(
+        lambda: api.last_bot_message(
+            actor.id, lambda m: "Take my seat back" in str(m.get("reply_markup"))
+        ),
+        timeout=12,
+    )
 
     async def is_auto(value: bool) -> bool:
         seats = await env.service.seats(game_id)
@@ -201,22 +233,26 @@ async def test_player_without_private_chat_gets_a_group_notice(fast_env: BotEnv)
     bob.press_start()
     chen.press_start()
     await _start(env, group, [alice, bob, chen])
-    notice = await api.wait_for(lambda: api.last_bot_message(
-        group.id, lambda m: "cannot write to you" in m.get("text", "")), timeout=15)
+    notice = await api.wait_for(
+        lambda: api.last_bot_message(
+            group.id, lambda m: "cannot write to you" in m.get("text", "")
+        ),
+        timeout=15,
+    )
     assert "Alice" in notice["text"]
     button = find_button(notice, "Open my private chat")
     assert button["url"].startswith("https://t.me/")
     for u in (bob, chen):
-        await api.wait_for(lambda u=u: api.last_bot_message(u.id, lambda m: "🎭" in m.get(
-            "text", "")))
+        await api.wait_for(
+            lambda u=u: api.last_bot_message(u.id, lambda m: "🎭" in m.get("text", ""))
+        )
     # one notice per game, however many messages could not be delivered
     await asyncio.sleep(0.3)
     notices = [m for m in api.bot_messages(group.id) if "cannot write" in m.get("text", "")]
     assert len(notices) == 1
     # Alice follows the button: her role and hand arrive, and she can play her turns
     alice.press_start(button["url"].split("?start=", 1)[1])
-    await api.wait_for(lambda: api.last_bot_message(alice.id, lambda m: "🎭" in m.get(
-        "text", "")))
+    await api.wait_for(lambda: api.last_bot_message(alice.id, lambda m: "🎭" in m.get("text", "")))
     game_id = await env.service.game_for_chat(ChatKey(group.id, None))
     assert game_id
     for _ in range(4):  # a few turns, whoever's they are, all through private buttons

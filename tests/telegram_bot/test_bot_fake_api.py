@@ -19,14 +19,23 @@ async def test_semantics(fake_api: FakeBotAPI) -> None:
         with pytest.raises(Forbidden, match="initiate conversation"):
             await bot.send_message(alice.id, "hi")
         alice.press_start()
-        msg = await bot.send_message(alice.id, "hi", reply_markup=InlineKeyboardMarkup(
-            [[InlineKeyboardButton("x", callback_data="a:1")]]))
+        msg = await bot.send_message(
+            alice.id,
+            "hi",
+            reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("x", callback_data="a:1")]]),
+        )
         with pytest.raises(BadRequest, match="not modified"):
-            await bot.edit_message_text("hi", alice.id, msg.message_id, reply_markup=
-                                        InlineKeyboardMarkup([[InlineKeyboardButton(
-                                            "x", callback_data="a:1")]]))
-        web = InlineKeyboardMarkup([[InlineKeyboardButton("app", web_app=WebAppInfo(
-            "https://example.org/"))]])
+            await bot.edit_message_text(
+                "hi",
+                alice.id,
+                msg.message_id,
+                reply_markup=InlineKeyboardMarkup(
+                    [[InlineKeyboardButton("x", callback_data="a:1")]]
+                ),
+            )
+        web = InlineKeyboardMarkup(
+            [[InlineKeyboardButton("app", web_app=WebAppInfo("https://example.org/"))]]
+        )
         with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
             await bot.send_message(-100, "board", reply_markup=web)
         await bot.send_message(alice.id, "board", reply_markup=web)
@@ -48,14 +57,24 @@ async def test_limits_and_expiry() -> None:
         alice.press_start()
         async with Bot(TOKEN, base_url=api.base_url) as bot:
             with pytest.raises(BadRequest, match=r"(?i)button_data_invalid"):
-                await bot.send_message(1, "x", reply_markup=InlineKeyboardMarkup(
-                    [[InlineKeyboardButton("x", callback_data="y" * 65)]]))
+                await bot.send_message(
+                    1,
+                    "x",
+                    reply_markup=InlineKeyboardMarkup(
+                        [[InlineKeyboardButton("x", callback_data="y" * 65)]]
+                    ),
+                )
             with pytest.raises(BadRequest, match=r"(?i)too long"):
                 await bot.send_message(1, "x" * 4097)
             with pytest.raises(BadRequest, match=r"(?i)caption is too long"):
                 await bot.send_photo(1, b"png", caption="x" * 1025)
-            msg = await bot.send_message(1, "x", reply_markup=InlineKeyboardMarkup(
-                [[InlineKeyboardButton("x", callback_data="a:b:1")]]))
+            msg = await bot.send_message(
+                1,
+                "x",
+                reply_markup=InlineKeyboardMarkup(
+                    [[InlineKeyboardButton("x", callback_data="a:b:1")]]
+                ),
+            )
             alice.press(msg.to_dict(), "x")
             qid = next(iter(api.callback_queries))
             with pytest.raises(BadRequest, match=r"(?i)message_too_long"):

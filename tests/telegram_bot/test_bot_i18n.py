@@ -18,23 +18,40 @@ from core.service.lobby import LEVELS
 from telegram_bot import i18n
 from telegram_bot.keyboards import OPTIONS
 
-SOURCES = sorted(p for p in Path(i18n.__file__).parent.glob("*.py")
-                 if p.name not in ("board_picture.py", "fonts.py", "card_art.py", "main.py"))
+SOURCES = sorted(
+    p
+    for p in Path(i18n.__file__).parent.glob("*.py")
+    if p.name not in ("board_picture.py", "fonts.py", "card_art.py", "main.py")
+)
 KEYWORDS = {"gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
-SERVICE_CODES = ("not_found", "chat_busy", "not_creator", "not_in_lobby", "already_started",
-                 "lobby_full", "not_seated", "not_enough_players", "too_many_players",
-                 "invalid_config", "bad_setting", "busy", "stale_version", "bad_move",
-                 "already_finished")
-ROLES = [getattr(engine_setup, n) for n in ("DIGGER", "SABOTEUR", "SELFISH", "BLUE", "GREEN",
-                                            "BOSS", "PROFITEER", "GEOLOGIST")]
+SERVICE_CODES = (
+    "not_found",
+    "chat_busy",
+    "not_creator",
+    "not_in_lobby",
+    "already_started",
+    "lobby_full",
+    "not_seated",
+    "not_enough_players",
+    "too_many_players",
+    "invalid_config",
+    "bad_setting",
+    "busy",
+    "stale_version",
+    "bad_move",
+    "already_finished",
+)
+ROLES = [
+    getattr(engine_setup, n)
+    for n in ("DIGGER", "SABOTEUR", "SELFISH", "BLUE", "GREEN", "BOSS", "PROFITEER", "GEOLOGIST")
+]
 SIDES = ("diggers", "saboteurs", "selfish_dwarf", "blue", "green", "blue+green")
 
 
 def _source_messages() -> list[str | tuple[str, ...]]:
     found: list[str | tuple[str, ...]] = []
     for path in SOURCES:
-        for _line, msg, _comments, ctx in extract_from_file("python", str(path),
-                                                            keywords=KEYWORDS):
+        for _line, msg, _comments, ctx in extract_from_file("python", str(path), keywords=KEYWORDS):
             if ctx is None and msg not in found:
                 found.append(msg)
     return found
@@ -99,19 +116,24 @@ def test_chinese_is_really_chinese() -> None:
     hans, hant = i18n.Translator("zh_Hans"), i18n.Translator("zh_Hant")
     assert re.search(r"[\u4e00-\u9fff]", hans.reason("not_your_turn"))
     assert hans.role("SABOTEUR") == "破坏者" and hant.role("SABOTEUR") == "破壞者"
-    passed = hans.ngettext("{who} passed (discarded {n} card).",
-                           "{who} passed (discarded {n} cards).", 2, who="甲")
+    passed = hans.ngettext(
+        "{who} passed (discarded {n} card).", "{who} passed (discarded {n} cards).", 2, who="甲"
+    )
     assert passed == "甲 跳过（弃了 2 张牌）。"
     en = i18n.Translator("en")
-    assert en.ngettext("{who} passed (discarded {n} card).",
-                       "{who} passed (discarded {n} cards).", 1, who="Al") == \
-        "Al passed (discarded 1 card)."
+    assert (
+        en.ngettext(
+            "{who} passed (discarded {n} card).", "{who} passed (discarded {n} cards).", 1, who="Al"
+        )
+        == "Al passed (discarded 1 card)."
+    )
 
 
 @pytest.mark.parametrize("domain", [i18n.DOMAIN, i18n.CODES_DOMAIN])
 @pytest.mark.parametrize(("language", "config"), [("zh_Hans", "t2s"), ("zh_Hant", "s2tw")])
-def test_each_chinese_catalogue_is_in_its_own_script(language: str, config: str,
-                                                      domain: str) -> None:
+def test_each_chinese_catalogue_is_in_its_own_script(
+    language: str, config: str, domain: str
+) -> None:
     """No Simplified character in the Traditional catalogue and no Traditional one in the
     Simplified: converting a translation into its own script (OpenCC) changes nothing."""
     convert = opencc.OpenCC(config).convert
@@ -124,11 +146,24 @@ def test_each_chinese_catalogue_is_in_its_own_script(language: str, config: str,
     assert checked > 40
 
 
-@pytest.mark.parametrize(("code", "expected"), [
-    ("en", "en"), ("en-GB", "en"), (None, "en"), ("de", "en"), ("zh-hans", "zh_Hans"),
-    ("zh-CN", "zh_Hans"), ("zh-sg", "zh_Hans"), ("zh", "zh_Hans"), ("zh-hant", "zh_Hant"),
-    ("zh-TW", "zh_Hant"), ("zh-hk", "zh_Hant"), ("zh_Hant", "zh_Hant"), ("zh_Hans", "zh_Hans"),
-])
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("en", "en"),
+        ("en-GB", "en"),
+        (None, "en"),
+        ("de", "en"),
+        ("zh-hans", "zh_Hans"),
+        ("zh-CN", "zh_Hans"),
+        ("zh-sg", "zh_Hans"),
+        ("zh", "zh_Hans"),
+        ("zh-hant", "zh_Hant"),
+        ("zh-TW", "zh_Hant"),
+        ("zh-hk", "zh_Hant"),
+        ("zh_Hant", "zh_Hant"),
+        ("zh_Hans", "zh_Hans"),
+    ],
+)
 def test_language_codes(code: str | None, expected: str) -> None:
     assert i18n.normalize_language(code) == expected
 

@@ -24,8 +24,9 @@ from tests.telegram_bot.bot_driver import choose_language, join, open_lobby, wai
 from tests.telegram_bot.conftest import BotEnv, make_settings, running_bot
 from tests.telegram_bot.fake_bot_api import FakeBotAPI
 
-CONFIG = ServiceConfig(think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2,
-                       timer_interval_s=0.05)
+CONFIG = ServiceConfig(
+    think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05
+)
 
 
 def _free_port() -> int:
@@ -35,18 +36,26 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def worker(api: FakeBotAPI, redis_url: str, prefix: str, *,
-                 config: ServiceConfig = CONFIG, autostart_s: int = 3600,
-                 run_timers: bool = True) -> AsyncIterator[BotEnv]:
+async def worker(
+    api: FakeBotAPI,
+    redis_url: str,
+    prefix: str,
+    *,
+    config: ServiceConfig = CONFIG,
+    autostart_s: int = 3600,
+    run_timers: bool = True,
+) -> AsyncIterator[BotEnv]:
     """One worker process' worth: its own store client, service, timers, bot and webhook;
     leaving the block takes it out of the load balancer and stops it."""
     port = _free_port()
-    settings = make_settings(api, webhook_url=f"http://127.0.0.1:{port}/hook",
-                             webhook_secret="shared-secret")
+    settings = make_settings(
+        api, webhook_url=f"http://127.0.0.1:{port}/hook", webhook_secret="shared-secret"
+    )
     store = RedisStore.from_url(redis_url, prefix=prefix)
     service = GameService(store, config)
-    application = build_application(settings, service, BotOptions(
-        poll_timeout=1, autostart_s=autostart_s))
+    application = build_application(
+        settings, service, BotOptions(poll_timeout=1, autostart_s=autostart_s)
+    )
     web_app = web.Application()
 
     async def timers(_app: web.Application) -> AsyncIterator[None]:
@@ -72,21 +81,26 @@ async def worker(api: FakeBotAPI, redis_url: str, prefix: str, *,
 
 
 async def test_language_preferences_are_shared_by_workers(
-        fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any) -> None:
+    fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
     api = fake_api
     group = api.group(-5001, "Prefs", admins=[1])
     alice = api.user(1, "Alice")
     bob = api.user(2, "Bob", language_code="zh-hk")
-    async with worker(api, redis_url, redis_prefix) as one, \
-            worker(api, redis_url, redis_prefix) as two:
+    async with (
+        worker(api, redis_url, redis_prefix) as one,
+        worker(api, redis_url, redis_prefix) as two,
+    ):
         bob.press_start()
         # his choice overrides his client's language (zh-hk)
         await choose_language(api, bob, bob.id, "English")
         await choose_language(api, alice, group.id, "简体中文")
 
         async def both_see_them() -> bool:
-            langs = [(await env.deps.user_language_by_id(bob.id),
-                      await env.deps.chat_language(group.id)) for env in (one, two)]
+            langs = [
+                (await env.deps.user_language_by_id(bob.id), await env.deps.chat_language(group.id))
+                for env in (one, two)
+            ]
             return langs == [("en", "zh_Hans")] * 2
 
         await wait_async(both_see_them)
@@ -103,7 +117,8 @@ async def test_language_preferences_are_shared_by_workers(
 
 
 async def test_countdown_fires_after_its_worker_is_gone(
-        fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any) -> None:
+    fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
     api = fake_api
     group = api.group(-5002, "Countdown")
     users = [api.user(i + 1, n) for i, n in enumerate(["Ann", "Ben", "Cy"])]
@@ -112,8 +127,9 @@ async def test_countdown_fires_after_its_worker_is_gone(
     stack = contextlib.AsyncExitStack()
     # the first worker opens the lobby and seats everybody; it never fires a timer (it may
     # be gone by the time the countdown ends: under load, even before we close it)
-    first = await stack.enter_async_context(worker(api, redis_url, redis_prefix, autostart_s=2,
-                                                   run_timers=False))
+    first = await stack.enter_async_context(
+        worker(api, redis_url, redis_prefix, autostart_s=2, run_timers=False)
+    )
     try:
         async with worker(api, redis_url, redis_prefix, autostart_s=2) as second:
             game_id = await open_lobby(first, group, users[0])
@@ -128,28 +144,34 @@ async def test_countdown_fires_after_its_worker_is_gone(
             assert second.service.fired >= 1 and first.service.fired == 0
             # the survivor deals: every player gets their private panel
             for u in users:
-                await api.wait_for(lambda u=u: api.last_bot_message(
-                    u.id, lambda m: "🎲" in m.get("text", "")), timeout=15)
+                await api.wait_for(
+                    lambda u=u: api.last_bot_message(u.id, lambda m: "🎲" in m.get("text", "")),
+                    timeout=15,
+                )
     finally:
         await stack.aclose()
 
 
 async def test_expired_lobby_is_closed_by_another_worker(
-        fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any) -> None:
+    fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
     api = fake_api
     group = api.group(-5003, "Idle")
     alice = api.user(1, "Alice")
     alice.press_start()
     config = ServiceConfig(lobby_ttl_s=3, timer_interval_s=0.05)
     stack = contextlib.AsyncExitStack()
-    first = await stack.enter_async_context(worker(api, redis_url, redis_prefix, config=config,
-                                                   run_timers=False))
+    first = await stack.enter_async_context(
+        worker(api, redis_url, redis_prefix, config=config, run_timers=False)
+    )
     try:
         game_id = await open_lobby(first, group, alice)  # drawn by the only worker
         async with worker(api, redis_url, redis_prefix, config=config) as second:
             await stack.aclose()
-            closed = await api.wait_for(lambda: api.last_bot_message(
-                group.id, lambda m: "closed" in m.get("text", "")), timeout=15)
+            closed = await api.wait_for(
+                lambda: api.last_bot_message(group.id, lambda m: "closed" in m.get("text", "")),
+                timeout=15,
+            )
             assert not closed.get("reply_markup")
             view = await second.service.view(game_id, None)
             assert view["status"] == "cancelled" and second.service.fired == 1
@@ -174,5 +196,6 @@ async def test_admin_kicks_without_being_the_creator(fake_api: FakeBotAPI) -> No
             return chen.id not in {s.user_id for s in await env.service.seats(game_id)}
 
         await wait_async(chen_gone)
-        await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "👢" in m.get(
-            "text", "")))
+        await api.wait_for(
+            lambda: api.last_bot_message(group.id, lambda m: "👢" in m.get("text", ""))
+        )

@@ -28,8 +28,10 @@ def test_callback_roundtrip_and_limits() -> None:
 
 def test_group_keyboards_have_no_web_app() -> None:
     t = Translator("en")
-    for markup in (kb.lobby_keyboard(t, "gameid123", "SaboBot"),
-                   kb.board_keyboard(t, "gameid123", "SaboBot", "board")):
+    for markup in (
+        kb.lobby_keyboard(t, "gameid123", "SaboBot"),
+        kb.board_keyboard(t, "gameid123", "SaboBot", "board"),
+    ):
         for row in markup.inline_keyboard:
             for button in row:
                 assert button.web_app is None
@@ -48,8 +50,12 @@ def test_spectator_caption_and_private_panel() -> None:
     caption = texts.board_caption(t, spectator)
     assert len(caption) <= 1024 and "turn" in caption
     seat = spectator["current_seat"]
-    own = {**engine.view_for(state, seat), "game_id": "g1", "version": 3,
-           "seats": spectator["seats"]}
+    own = {
+        **engine.view_for(state, seat),
+        "game_id": "g1",
+        "version": 3,
+        "seats": spectator["seats"],
+    }
     panel = texts.panel_text(t, own)
     assert t.role(own["you"]["role"]) in panel and "Your turn" in panel
     markup = kb.panel_keyboard(t, own, "https://x.example")
@@ -89,9 +95,13 @@ def test_private_results_name_what_was_learnt() -> None:
     t = Translator("en")
     seats = [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Ben"}]
     before = {"seats": seats, "you": {"known_goals": [], "known_roles": []}}
-    after = {"seats": seats, "you": {"known_goals": [{"goal": 2, "kind": "gold"}],
-                                     "known_roles": [{"seat": 1, "role": "SABOTEUR",
-                                                      "stale": False}]}}
+    after = {
+        "seats": seats,
+        "you": {
+            "known_goals": [{"goal": 2, "kind": "gold"}],
+            "known_roles": [{"seat": 1, "role": "SABOTEUR", "stale": False}],
+        },
+    }
     lines = private_results(t, before, after)
     assert any("bottom goal" in line and "gold" in line for line in lines)
     assert any("Ben" in line and "Saboteur" in line for line in lines)
@@ -100,19 +110,29 @@ def test_private_results_name_what_was_learnt() -> None:
 
 def test_move_labels_cover_every_move_type() -> None:
     t = Translator("zh_Hant")
-    view = {"seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Ben"}],
-            "you": {"hand": [{"id": "a", "card": "MAP"}, {"id": "b", "card": "S1_CROSS"},
-                             {"id": "c", "card": "REPAIR_PICKAXE_CART"}]}}
+    view = {
+        "seats": [{"seat": 0, "name": "Ann"}, {"seat": 1, "name": "Ben"}],
+        "you": {
+            "hand": [
+                {"id": "a", "card": "MAP"},
+                {"id": "b", "card": "S1_CROSS"},
+                {"id": "c", "card": "REPAIR_PICKAXE_CART"},
+            ]
+        },
+    }
     moves = [
         {"type": "place_path", "card": "b", "x": 1, "y": 0, "rotated": True},
         {"type": "break_tool", "card": "a", "target_seat": 1},
         {"type": "repair_tool", "card": "c", "target_seat": 0, "tool": "cart"},
         {"type": "rockfall", "card": "a", "x": 2, "y": 0},
-        {"type": "map", "card": "a", "goal": 0}, {"type": "theft", "card": "a"},
+        {"type": "map", "card": "a", "goal": 0},
+        {"type": "theft", "card": "a"},
         {"type": "discard", "cards": ["a", "b"]},
         {"type": "discard_to_remove", "cards": ["a", "b"], "remove": "TRAPPED"},
-        {"type": "steal", "target_seat": None}, {"type": "steal", "target_seat": 1},
-        {"type": "next_round"}, {"type": "take_seat_back"},
+        {"type": "steal", "target_seat": None},
+        {"type": "steal", "target_seat": 1},
+        {"type": "next_round"},
+        {"type": "take_seat_back"},
         {"type": "swap_hats", "card": "a", "target_seat": 0},
     ]
     labels = [texts.move_label(t, view, m) for m in moves]
@@ -123,11 +143,20 @@ def test_move_labels_cover_every_move_type() -> None:
 
 def test_names_are_escaped_in_html_texts() -> None:
     t = Translator("en")
-    view = {"status": "playing", "round": 1, "rounds": 1, "current_seat": 0,
-            "seats": [{"seat": 0, "name": "<b>Evil</b> & co", "hand_size": 3}],
-            "log": [{"code": "passed", "seat": 0, "count": 1}], "you": {"seat": None}}
-    for text in (texts.board_caption(t, view), texts.final_text(t, view),
-                 texts.lobby_text(t, {**view, "edition": "classic"})):
+    view = {
+        "status": "playing",
+        "round": 1,
+        "rounds": 1,
+        "current_seat": 0,
+        "seats": [{"seat": 0, "name": "<b>Evil</b> & co", "hand_size": 3}],
+        "log": [{"code": "passed", "seat": 0, "count": 1}],
+        "you": {"seat": None},
+    }
+    for text in (
+        texts.board_caption(t, view),
+        texts.final_text(t, view),
+        texts.lobby_text(t, {**view, "edition": "classic"}),
+    ):
         assert "<b>Evil" not in text and "&lt;b&gt;Evil" in text
 
 
@@ -141,20 +170,30 @@ def test_computer_seats_are_named_in_the_readers_language() -> None:
     """A computer seat's stored name is English; every text names it in the chat's
     language (the view's ``computer_no``), and a human's seat the computer plays keeps
     the human's name."""
-    seats = [{"seat": 0, "name": "Ann", "hand_size": 5},
-             {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1,
-              "hand_size": 5},
-             {"seat": 2, "name": "Bo", "computer": True, "away": True, "hand_size": 5}]
-    view = {"status": "playing", "round": 1, "rounds": 3, "current_seat": 1, "edition": "classic",
-            "seats": seats, "you": {"seat": None},
-            "log": [{"code": "tool_broken", "seat": 1, "target_seat": 2, "tool": "pickaxe"}]}
-    for language, computer in (("en", "Computer 1"), ("zh_Hans", "电脑 1"),
-                               ("zh_Hant", "電腦 1")):
+    seats = [
+        {"seat": 0, "name": "Ann", "hand_size": 5},
+        {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1, "hand_size": 5},
+        {"seat": 2, "name": "Bo", "computer": True, "away": True, "hand_size": 5},
+    ]
+    view = {
+        "status": "playing",
+        "round": 1,
+        "rounds": 3,
+        "current_seat": 1,
+        "edition": "classic",
+        "seats": seats,
+        "you": {"seat": None},
+        "log": [{"code": "tool_broken", "seat": 1, "target_seat": 2, "tool": "pickaxe"}],
+    }
+    for language, computer in (("en", "Computer 1"), ("zh_Hans", "电脑 1"), ("zh_Hant", "電腦 1")):
         t = Translator(language)
         assert texts.seat_name(t, view, 1) == computer
         assert texts.seat_name(t, view, 2) == "Bo"
-        for text in (texts.lobby_text(t, {**view, "status": "lobby"}),
-                     texts.board_caption(t, view), texts.final_text(t, view)):
+        for text in (
+            texts.lobby_text(t, {**view, "status": "lobby"}),
+            texts.board_caption(t, view),
+            texts.final_text(t, view),
+        ):
             assert computer in text and "Bo" in text
             assert language == "en" or "Computer" not in text
 
@@ -167,20 +206,32 @@ def test_the_group_picture_speaks_the_groups_language() -> None:
     assert labels["computer"].format(n=4) == "電腦 4"
     assert labels["finished"] == "遊戲結束"
     from telegram_bot.board_picture import LABELS_EN
+
     assert set(labels) == set(LABELS_EN) - {"playing"}
     english = texts.picture_labels(Translator("en"))
     assert {k: v for k, v in LABELS_EN.items() if k != "playing"} == english
 
 
 def test_the_lobby_names_the_computer_level() -> None:
-    seats = [{"seat": 0, "name": "Ann"},
-             {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1}]
-    view = {"game_id": "g1", "status": "lobby", "edition": "classic", "seats": seats,
-            "options": {"rounds": 3}, "settings": {"computer_level": "hard"}}
+    seats = [
+        {"seat": 0, "name": "Ann"},
+        {"seat": 1, "name": "Computer 1", "computer": True, "computer_no": 1},
+    ]
+    view = {
+        "game_id": "g1",
+        "status": "lobby",
+        "edition": "classic",
+        "seats": seats,
+        "options": {"rounds": 3},
+        "settings": {"computer_level": "hard"},
+    }
     t = Translator("zh_Hans")
     assert "电脑玩家：困难" in texts.lobby_text(t, view)
-    labels = [b.text for row in kb.settings_keyboard(t, view, None, "zh_Hans").inline_keyboard
-              for b in row]
+    labels = [
+        b.text
+        for row in kb.settings_keyboard(t, view, None, "zh_Hans").inline_keyboard
+        for b in row
+    ]
     assert "🤖 电脑玩家：困难" in labels
     alone = {**view, "seats": seats[:1]}  # no computer yet: the lobby text stays short
     assert "电脑玩家" not in texts.lobby_text(t, alone)

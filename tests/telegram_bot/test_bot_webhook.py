@@ -25,8 +25,9 @@ def _free_port() -> int:
 async def test_webhook_secret_and_duplicates(fake_api: FakeBotAPI) -> None:
     api = fake_api
     port = _free_port()
-    settings = make_settings(api, webhook_url=f"http://127.0.0.1:{port}/tg/hook",
-                             webhook_secret="s3cret-token")
+    settings = make_settings(
+        api, webhook_url=f"http://127.0.0.1:{port}/tg/hook", webhook_secret="s3cret-token"
+    )
     service = GameService(MemoryStore(), ServiceConfig(timer_interval_s=0.05))
     application = build_application(settings, service, BotOptions(poll_timeout=1))
     web_app = web.Application()
@@ -51,8 +52,9 @@ async def test_webhook_secret_and_duplicates(fake_api: FakeBotAPI) -> None:
         # a second /new (a new update id) is answered "a game is already open here"
         again = api.take_update(alice.message_update(group.id, "/new"))
         assert await api.deliver_webhook(again) == 200
-        await api.wait_for(lambda: api.last_bot_message(
-            group.id, lambda m: "already" in m.get("text", "")))
+        await api.wait_for(
+            lambda: api.last_bot_message(group.id, lambda m: "already" in m.get("text", ""))
+        )
         # getUpdates is refused while a webhook is set (as Telegram does)
         assert not [c for c in api.calls if c.method == "getUpdates" and c.ok]
     finally:

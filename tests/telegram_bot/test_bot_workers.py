@@ -35,11 +35,16 @@ def _free_port() -> int:
 @contextlib.asynccontextmanager
 async def _worker(api: FakeBotAPI, redis_url: str, prefix: str) -> AsyncIterator[BotEnv]:
     port = _free_port()
-    settings = make_settings(api, webhook_url=f"http://127.0.0.1:{port}/hook",
-                             webhook_secret="shared-secret")
+    settings = make_settings(
+        api, webhook_url=f"http://127.0.0.1:{port}/hook", webhook_secret="shared-secret"
+    )
     store = RedisStore.from_url(redis_url, prefix=prefix)
-    service = GameService(store, ServiceConfig(think_delay_s=0.05, bot_ready_delay_s=0.05,
-                                               round_pause_s=2, timer_interval_s=0.05))
+    service = GameService(
+        store,
+        ServiceConfig(
+            think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05
+        ),
+    )
     application = build_application(settings, service, BotOptions(poll_timeout=1))
     web_app = web.Application()
 
@@ -63,11 +68,14 @@ async def _worker(api: FakeBotAPI, redis_url: str, prefix: str) -> AsyncIterator
         await runner.cleanup()
 
 
-async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url: str,
-                                                redis_prefix: str, redis_client: Any) -> None:
+async def test_two_workers_send_everything_once(
+    fake_api: FakeBotAPI, redis_url: str, redis_prefix: str, redis_client: Any
+) -> None:
     api = fake_api
-    async with _worker(api, redis_url, redis_prefix) as env, \
-            _worker(api, redis_url, redis_prefix) as _other:
+    async with (
+        _worker(api, redis_url, redis_prefix) as env,
+        _worker(api, redis_url, redis_prefix) as _other,
+    ):
         group = api.group(-4001, "Two workers")
         users = [api.user(i + 1, n) for i, n in enumerate(["Ann", "Ben", "Cy"])]
         for u in users:
@@ -76,8 +84,7 @@ async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url:
         for u in users[1:]:
             await join(env, game_id, group, u)
         await env.service.configure(game_id, users[0].id, rounds=1)
-        lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get(
-            "reply_markup")))
+        lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
         assert lobby is not None
         users[0].press(lobby, "Start")
 
@@ -86,8 +93,9 @@ async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url:
 
         await wait_async(started)
         turns = await play_game(env, game_id, {u.id: u for u in users}, random.Random(9))
-        await api.wait_for(lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get(
-            "text", "")), timeout=30)
+        await api.wait_for(
+            lambda: api.last_bot_message(group.id, lambda m: "🏆" in m.get("text", "")), timeout=30
+        )
         # a fast game can end before the budget lets the first picture out; it still comes
         await api.wait_for(lambda: any(c.method == "sendPhoto" for c in api.calls), timeout=30)
         await asyncio.sleep(1.0)
@@ -98,9 +106,12 @@ async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url:
         if call.method != "sendMessage" or not call.ok or call.group:
             continue
         markup = call.params.get("reply_markup") or {}
-        versions = {str(b.get("callback_data", "")).split(":")[2]
-                    for row in markup.get("inline_keyboard", []) for b in row
-                    if str(b.get("callback_data", "")).startswith("c:")}
+        versions = {
+            str(b.get("callback_data", "")).split(":")[2]
+            for row in markup.get("inline_keyboard", [])
+            for b in row
+            if str(b.get("callback_data", "")).startswith("c:")
+        }
         for v in versions:
             prompts[(int(call.chat_id or 0), v)] += 1
     assert prompts and max(prompts.values()) == 1, prompts.most_common(3)
@@ -109,12 +120,18 @@ async def test_two_workers_send_everything_once(fake_api: FakeBotAPI, redis_url:
     finals = [m for m in api.bot_messages(group.id) if "🏆" in m.get("text", "")]
     reveals = [m for m in api.bot_messages(group.id) if "🏁" in m.get("text", "")]
     assert len(finals) == 1 and len(reveals) == 1
-    lobbies = [c for c in api.calls if c.chat_id == group.id and c.method == "sendMessage"
-               and "?start=j" in str(c.params.get("reply_markup"))]
+    lobbies = [
+        c
+        for c in api.calls
+        if c.chat_id == group.id
+        and c.method == "sendMessage"
+        and "?start=j" in str(c.params.get("reply_markup"))
+    ]
     assert len(lobbies) == 1
     assert len(api.group_calls()) <= turns + 10
     assert not api.rate_limited
     assert not api.unanswered_queries()
-    reveal_at = min(c.at for c in api.group_calls() if any("🏁" in t or "🏆" in t
-                                                           for t in c.texts()))
+    reveal_at = min(
+        c.at for c in api.group_calls() if any("🏁" in t or "🏆" in t for t in c.texts())
+    )
     assert_no_leaks(env, reveal_at, set())

@@ -250,8 +250,15 @@ def test_turns_advance_while_the_timer_process_is_stopped_or_killed(
 
 
 def _wait_for_workers_and_timer(parent: Any, port: int) -> None:
-    _wait(lambda: len(_children(parent, port)[0]) == 2 and len(_children(parent, port)[1])
-          == 1 and _healthy(port), 60, "2 workers and the timer process")
+    _wait(
+        lambda: (
+            len(_children(parent, port)[0]) == 2
+            and len(_children(parent, port)[1]) == 1
+            and _healthy(port)
+        ),
+        60,
+        "2 workers and the timer process",
+    )
 
 
 def test_a_hung_timer_process_is_replaced(redis_url: str, redis_prefix: str) -> None:
@@ -298,9 +305,18 @@ async def _computer_game(redis_url: str, prefix: str) -> str:
     try:
         service = GameService(store, ServiceConfig())
         view = await service.create_lobby(
-            chat=None, creator=UserRef(1, "P1"), seats=3, computers=2, autostart=False,
-            settings={"turn_time": 5, "think_delay": 0.3, "round_pause": 1, "rounds": 3,
-                      "takeover_after": 1},
+            chat=None,
+            creator=UserRef(1, "P1"),
+            seats=3,
+            computers=2,
+            autostart=False,
+            settings={
+                "turn_time": 5,
+                "think_delay": 0.3,
+                "round_pause": 1,
+                "rounds": 3,
+                "takeover_after": 1,
+            },
         )
         await service.start(view["game_id"], 1)
         return str(view["game_id"])

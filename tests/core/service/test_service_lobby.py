@@ -140,7 +140,10 @@ async def test_the_computer_level_is_the_tables(service: GameService) -> None:
     local = await service.create_lobby(chat=None, creator=CY, seats=3, computers=2, level="easy")
     meta = (await service._load(local["game_id"])).meta
     assert meta.computer_level == "easy" and [s.level for s in meta.seats] == [
-        "normal", "easy", "easy"]  # (a human seat's own level is never used)
+        "normal",
+        "easy",
+        "easy",
+    ]  # (a human seat's own level is never used)
 
 
 async def test_leave_lobby_and_cancel(service: GameService) -> None:

@@ -12,11 +12,11 @@ from core.service import ChatKey, GameService, ServiceConfig, ServiceError, User
 from core.store import GameStore, RedisStore
 from tests.core.service.service_clock import Clock
 
-ANN, BO, CY = (UserRef(i, n, lang) for i, n, lang in [(1, "Ann", "en"), (2, "Bo", "zh-hant"),
-                                                       (3, "Cy", None)])
+ANN, BO, CY = (
+    UserRef(i, n, lang) for i, n, lang in [(1, "Ann", "en"), (2, "Bo", "zh-hant"), (3, "Cy", None)]
+)
 CHAT = ChatKey(-300)
-CONFIG = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0,
-                       lobby_ttl_s=600)
+CONFIG = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0, lobby_ttl_s=600)
 
 
 async def test_countdown_runs_with_enough_players_and_starts_the_game(
@@ -118,9 +118,7 @@ async def test_idle_lobby_expires_by_a_commit_every_worker_hears(
     assert await service.fire_due() == 0  # nothing armed any more
 
 
-async def test_countdown_off_the_lobby_waits_then_expires(
-    store: GameStore, clock: Clock
-) -> None:
+async def test_countdown_off_the_lobby_waits_then_expires(store: GameStore, clock: Clock) -> None:
     service = GameService(store, CONFIG, clock=clock)
     view = await service.create_lobby(chat=CHAT, creator=ANN, settings={"countdown": 5})
     game_id = view["game_id"]
@@ -149,8 +147,9 @@ async def test_create_arms_the_countdown_when_computers_fill_the_minimum(
     store: GameStore, clock: Clock
 ) -> None:
     service = GameService(store, CONFIG, clock=clock)
-    view = await service.create_lobby(chat=CHAT, creator=ANN, computers=2, autostart=False,
-                                      settings={"countdown": 20})
+    view = await service.create_lobby(
+        chat=CHAT, creator=ANN, computers=2, autostart=False, settings={"countdown": 20}
+    )
     game_id = view["game_id"]
     assert view["version"] == 1 and view["autostart_at"] is not None
     record = await store.load(game_id)

@@ -77,8 +77,9 @@ async def racing_submitters(
 ) -> list[subprocess.Popen[bytes]]:
     """One submitting process per ``outs`` file, released together once all have started."""
     go = outs[0].parent / "go"
-    procs = [spawn("submit", redis_url, redis_prefix, game_id, str(o), seconds, str(go))
-             for o in outs]
+    procs = [
+        spawn("submit", redis_url, redis_prefix, game_id, str(o), seconds, str(go)) for o in outs
+    ]
     end = time.monotonic() + 60
     while not all(o.with_suffix(".ready").exists() for o in outs):
         assert time.monotonic() < end, "the submitting processes did not start"

@@ -23,8 +23,9 @@ async def test_a_slow_fire_renews_its_lease_instead_of_firing_again(store: GameS
     now = int(time.time() * 1000)
     assert await store.create("g1", "s", "m", ttl_s=60)
     assert (await store.commit("g1", 1, "s", "m", [], Deadline(now - 1), ttl_s=60)).ok
-    service = SlowTimers(store, ServiceConfig(timer_lease_ms=100, timer_interval_s=0.02,
-                                             timer_role="turns"))
+    service = SlowTimers(
+        store, ServiceConfig(timer_lease_ms=100, timer_interval_s=0.02, timer_role="turns")
+    )
     service.calls = []
     stop = asyncio.Event()
     runner = asyncio.create_task(service.run_timers(stop))

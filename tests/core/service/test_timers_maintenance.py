@@ -15,7 +15,8 @@ from core.store import GameStore
 
 @pytest.mark.parametrize(("role", "sweeps"), [("fallback", False), ("turns", True), ("all", True)])
 async def test_only_the_timer_process_sweeps(
-    store: GameStore, monkeypatch: pytest.MonkeyPatch,
+    store: GameStore,
+    monkeypatch: pytest.MonkeyPatch,
     role: Literal["all", "turns", "fallback"],
     sweeps: bool,
 ) -> None:

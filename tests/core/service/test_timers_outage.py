@@ -31,9 +31,18 @@ PREFIX = "outage:"
 
 async def _game(service: GameService) -> str:
     view = await service.create_lobby(
-        chat=None, creator=UserRef(1, "P1"), seats=3, computers=2, autostart=False,
-        settings={"turn_time": 5, "think_delay": 0.3, "round_pause": 1, "rounds": 3,
-                  "takeover_after": 1},
+        chat=None,
+        creator=UserRef(1, "P1"),
+        seats=3,
+        computers=2,
+        autostart=False,
+        settings={
+            "turn_time": 5,
+            "think_delay": 0.3,
+            "round_pause": 1,
+            "rounds": 3,
+            "takeover_after": 1,
+        },
     )
     await service.start(view["game_id"], 1)
     return str(view["game_id"])
@@ -102,8 +111,11 @@ async def test_timers_fire_in_time_across_redis_restarts(
             await asyncio.wait_for(timers, 10)
             await watcher.aclose()
             await store.close()
-    errors = [r for r in caplog.records
-              if r.levelno >= logging.ERROR and r.name.startswith("core.service")]
+    errors = [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.ERROR and r.name.startswith("core.service")
+    ]
     assert errors == [], [r.getMessage() for r in errors[:3]]
     assert any("store unavailable" in r.getMessage() for r in caplog.records)
     assert any("store back" in r.getMessage() for r in caplog.records)
