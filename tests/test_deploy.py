@@ -19,8 +19,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ import aiohttp
 import pytest
 import yaml
 from aiohttp import web
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from core.settings import Settings
 
@@ -149,7 +153,7 @@ def test_dockerfile_is_slim_non_root_and_healthchecked() -> None:
     assert cmd == ["python", "-m", "telegram_bot"]
     runs = " ".join(arg for word, arg in instructions if word == "RUN")
     assert "fonts-noto-cjk" in runs
-    assert re.search(r"pip install \.(\s|$)", runs)
+    assert re.search(r"pip install -c constraints\.txt \.(\s|$)", runs)
 
 
 def test_dockerfile_copies_what_exists_and_dockerignore_keeps_secrets_out() -> None:
@@ -428,3 +432,55 @@ def test_the_wheel_ships_every_file_of_the_packages(tmp_path: Path) -> None:
     }
     assert "telegram_bot/__main__.py" in expected
     assert expected - shipped == set()
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in shipped), "no LICENSE"
+
+
+# ------------------------------------------------------------------------ dependencies
+
+
+def _constraints() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            name, _, version = line.partition("==")
+            assert version, f"constraints.txt pins exact versions only: {line!r}"
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_the_lock_pins_every_dependency_within_its_bounds() -> None:
+    """constraints.txt (what ./dev, CI and the image install with) holds an exact version
+    of every requirement in pyproject.toml, each inside the bounds pyproject.toml states,
+    ruff and mypy included (so the house rules do not change under a fresh CI)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = _constraints()
+    requirements = [Requirement(r) for r in project["dependencies"]]
+    requirements += [Requirement(r) for r in project["optional-dependencies"]["test"]]
+    for req in requirements:
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req.name} is not pinned in constraints.txt"
+        assert req.specifier.contains(pins[name]), f"{req.name}=={pins[name]} breaks {req}"
+        for extra in req.extras:  # redis[hiredis], python-telegram-bot[rate-limiter]
+            assert extra in {"hiredis", "rate-limiter"}
+    assert {"ruff", "mypy", "hiredis", "aiolimiter"} <= set(pins)
+
+
+def test_the_environment_is_the_lock() -> None:
+    """The packages this suite runs with are the locked versions (./dev installs them)."""
+    wrong = {}
+    for name, version in _constraints().items():
+        try:
+            installed = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue  # platform-specific (uvloop elsewhere) or not needed here
+        if canonicalize_name(installed) != canonicalize_name(version):
+            wrong[name] = (installed, version)
+    assert wrong == {}, f"installed != constraints.txt: {wrong}"
+
+
+def test_the_license_file_exists() -> None:
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
