@@ -13,24 +13,12 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.helpers import create_deep_linked_url
 
+from core.service.lobby_settings import options_for
 from telegram_bot import callbacks as cb
 from telegram_bot.i18n import LANGUAGE_NAMES, Translator
 from telegram_bot.texts import level_name, move_label, turn_time_text
 
 PAGE = 8
-TURN_TIMES = (30, 60, 120, 300, 0)
-OPTIONS = {
-    "classic": (
-        "gold_per_digger",
-        "old_mine",
-        "competitive",
-        "max_saboteurs",
-        "selfish_dwarf",
-        "tournament",
-        "bounded_board",
-    ),
-    "expansion": ("bounded_board",),
-}
 
 
 def join_payload(game_id: str) -> str:
@@ -101,7 +89,7 @@ def settings_keyboard(
             )
         ],
     ]
-    for i, name in enumerate(OPTIONS.get(edition, ())):
+    for i, name in enumerate(options_for(edition)):
         mark = "☑" if opts.get(name) else "☐"
         rows.append([act(f"{mark} {t.pgettext('option', name)}", "op", i)])
     rows.append([act("« " + t.gettext("Back"), "bk")])
@@ -262,10 +250,3 @@ def language_keyboard(t: Translator, scope: str) -> InlineKeyboardMarkup:
             for code, name in LANGUAGE_NAMES.items()
         ]
     )
-
-
-def turn_time_next(current: int | None) -> int:
-    cur = current or 0
-    if cur not in TURN_TIMES:
-        return TURN_TIMES[0]
-    return TURN_TIMES[(TURN_TIMES.index(cur) + 1) % len(TURN_TIMES)]

@@ -12,12 +12,11 @@ import time
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from core.service.lobby import LEVELS
+from core.service.lobby_settings import next_choice, options_for
 from telegram_bot.callbacks import Callback
 from telegram_bot.commands import cancel_game, is_admin
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator
-from telegram_bot.keyboards import OPTIONS, turn_time_next
 from telegram_bot.port import BotError
 
 EXTEND_S = 60
@@ -141,12 +140,11 @@ async def _setting(
     if action == "ed":
         change["edition"] = "expansion" if edition == "classic" else "classic"
     elif action == "rd":
-        change["rounds"] = int(options.get("rounds", 3)) % 3 + 1
+        change["rounds"] = next_choice("rounds", options.get("rounds", 3))
     elif action == "cl":
-        change["computer_level"] = _after(LEVELS, settings.get("computer_level"))
+        change["computer_level"] = next_choice("computer_level", settings.get("computer_level"))
     elif action == "tt":
-        nxt = turn_time_next(settings.get("turn_time"))
-        change["turn_time"] = nxt or None
+        change["turn_time"] = next_choice("turn_time", settings.get("turn_time"))
     elif action == "lg":
         current = await deps.chat_language(query.message.chat.id, view) if query.message else "en"
         nxt_lang = _after(LANGUAGES, current)
@@ -156,7 +154,7 @@ async def _setting(
         ):
             await deps.runtime.set_pref(f"c:{query.message.chat.id}", nxt_lang)
     elif action == "op":
-        names = OPTIONS.get(edition, ())
+        names = options_for(edition)
         i = data.int_arg(1, -1)
         if not 0 <= i < len(names):
             await query.answer()

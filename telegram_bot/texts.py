@@ -11,7 +11,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from core.service.lobby import LEVELS
+from core.service.lobby_settings import LEVELS
 from telegram_bot.i18n import Translator
 
 GOAL_ROWS = {0: -2, 1: 0, 2: 2}

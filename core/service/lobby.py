@@ -9,24 +9,13 @@ from typing import Any
 
 from core.engine import ConfigError, GameConfig
 from core.engine.config import PLAYERS
+from core.service.lobby_settings import BY_NAME, LEVELS, setting
 from core.service.meta import COMPUTER_NAME, Meta, Seat
 from core.service.models import ServiceError, UserRef
 
-LEVELS = ("easy", "normal", "hard")
-LANGUAGES = ("en", "zh-hans", "zh-hant")
-SETTINGS = (
-    "edition",
-    "options",
-    "rounds",
-    "turn_time",
-    "language",
-    "think_delay",
-    "seats",
-    "round_pause",
-    "takeover_after",
-    "countdown",
-    "computer_level",
-)
+# what ``configure`` accepts: every setting of the schema, and the engine's options as one
+# ``options`` object too
+SETTINGS = (*BY_NAME, "options")
 
 
 def limits(edition: str) -> tuple[int, int]:
@@ -105,71 +94,50 @@ def remove_computer(meta: Meta, seat: int | None) -> None:
 
 
 def configure(meta: Meta, settings: dict[str, Any]) -> None:
+    """Apply lobby settings (``lobby_settings.SCHEMA``): each value is checked by the
+    schema, the options together by the engine for every table size still reachable."""
     require_lobby(meta)
     unknown = sorted(set(settings) - set(SETTINGS))
     if unknown:
         raise ServiceError("bad_setting", f"unknown setting(s): {', '.join(unknown)}")
-    edition = settings.get("edition", meta.edition)
+    values = {name: setting(name).check(v) for name, v in settings.items() if name != "options"}
+    edition = values.get("edition", meta.edition)
     lo, hi = limits(edition)
     options = dict(
         meta.options if edition == meta.edition else {"rounds": meta.options.get("rounds", 3)}
     )
-    options.update(settings.get("options") or {})
-    if "rounds" in settings:
-        options["rounds"] = settings["rounds"]
-    max_seats = settings.get("seats", min(meta.max_seats, hi) if edition == meta.edition else hi)
-    if isinstance(max_seats, bool) or not isinstance(max_seats, int) or not lo <= max_seats <= hi:
+    given = settings.get("options") or {}
+    if not isinstance(given, dict):
+        raise ServiceError("invalid_config", "options must be an object")
+    options.update(given)
+    options.update({k: v for k, v in values.items() if BY_NAME[k].where == "option"})
+    max_seats = values.get("seats") or (min(meta.max_seats, hi) if edition == meta.edition else hi)
+    if not lo <= max_seats <= hi:
         raise ServiceError("bad_setting", f"{edition} seats {lo} to {hi} players")
     if len(meta.seats) > max_seats:
         raise ServiceError("too_many_players", f"{len(meta.seats)} seated, at most {max_seats}")
     meta.options = check_options(edition, options, len(meta.seats))
     meta.edition = edition
     meta.max_seats = max_seats
-    if "turn_time" in settings:
-        tt = settings["turn_time"]
-        if tt is not None and (
-            isinstance(tt, bool) or not isinstance(tt, int) or not 5 <= tt <= 24 * 3600
-        ):
-            raise ServiceError("bad_setting", "turn_time is None or 5 to 86400 seconds")
-        meta.turn_time = tt
-    if "language" in settings:
-        if settings["language"] not in (*LANGUAGES, None):
-            raise ServiceError("bad_setting", f"language must be one of {', '.join(LANGUAGES)}")
-        meta.language = settings["language"]
-    if "think_delay" in settings:
-        delay = settings["think_delay"]
-        if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 30:
-            raise ServiceError("bad_setting", "think_delay is 0 to 30 seconds")
-        meta.think_delay_s = float(delay)
-    if "round_pause" in settings:
-        pause = settings["round_pause"]
-        if isinstance(pause, bool) or not isinstance(pause, int) or not 0 <= pause <= 600:
-            raise ServiceError("bad_setting", "round_pause is 0 to 600 seconds")
-        meta.round_pause_s = pause
-    if "countdown" in settings:
-        countdown = settings["countdown"]
-        if countdown is not None and (
-            isinstance(countdown, bool)
-            or not isinstance(countdown, int)
-            or not 1 <= countdown <= 86400
-        ):
-            raise ServiceError("bad_setting", "countdown is None or 1 to 86400 seconds")
-        if countdown != meta.countdown_s:
+    if "turn_time" in values:
+        meta.turn_time = values["turn_time"]
+    if "language" in values:
+        meta.language = values["language"]
+    if "think_delay" in values:
+        meta.think_delay_s = values["think_delay"]
+    if "round_pause" in values:
+        meta.round_pause_s = values["round_pause"]
+    if "countdown" in values:
+        if values["countdown"] != meta.countdown_s:
             meta.autostart_at = None  # a new length starts a new countdown
-        meta.countdown_s = countdown
-    if "computer_level" in settings:
-        level = settings["computer_level"]
-        if level not in LEVELS:
-            raise ServiceError("bad_setting", f"computer_level is one of {', '.join(LEVELS)}")
-        meta.computer_level = level
+        meta.countdown_s = values["countdown"]
+    if "computer_level" in values:
+        meta.computer_level = values["computer_level"]
         for seat in meta.seats:  # one table, one strength
             if seat.computer:
-                seat.level = level
-    if "takeover_after" in settings:
-        after = settings["takeover_after"]
-        if isinstance(after, bool) or not isinstance(after, int) or not 1 <= after <= 10:
-            raise ServiceError("bad_setting", "takeover_after is 1 to 10")
-        meta.takeover_after = after
+                seat.level = meta.computer_level
+    if "takeover_after" in values:
+        meta.takeover_after = values["takeover_after"]
 
 
 def enough_players(meta: Meta) -> bool:

@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from core import engine
-from core.service import lobby
+from core.service import lobby, lobby_settings
 from core.service.meta import Meta, Seat
 from core.service.models import (
     ChatKey,
@@ -60,7 +60,8 @@ class GameService(Timers, Queries):
         )
         meta.max_seats = lobby.limits(edition)[1] if edition in ("classic", "expansion") else 10
         meta.seats.append(Seat(creator.user_id, creator.name, creator.language))
-        wanted: dict[str, Any] = {"edition": edition, "options": options or {}}
+        wanted = self._lobby_defaults("group" if chat else "private", edition)
+        wanted["options"].update(options or {})
         if level is not None:
             wanted["computer_level"] = level
         if seats is not None:
@@ -85,6 +86,20 @@ class GameService(Timers, Queries):
         if autostart and computers and len(meta.seats) == meta.max_seats:
             return await self.start(meta.game_id, creator.user_id)
         return self._view(await self._load(meta.game_id), creator.user_id)
+
+    @staticmethod
+    def _lobby_defaults(context: lobby_settings.Context, edition: str) -> dict[str, Any]:
+        """A new lobby's settings: the schema's defaults where it opens, except timing and
+        size, which the deployment (ServiceConfig) and the edition decide."""
+        wanted: dict[str, Any] = {"edition": edition, "options": {}}
+        for name, value in lobby_settings.defaults(context).items():
+            spec = lobby_settings.BY_NAME[name]
+            if spec.where == "option":
+                if spec.applies_to(edition):
+                    wanted["options"][name] = value
+            elif name not in ("edition", "think_delay", "round_pause", "takeover_after", "seats"):
+                wanted[name] = value
+        return wanted
 
     async def _bind_chat(self, chat: ChatKey, game_id: str) -> None:
         for _ in range(3):

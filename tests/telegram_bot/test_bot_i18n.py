@@ -14,9 +14,8 @@ from babel.messages.pofile import read_po
 
 from core.engine import CATALOGUE, Reason
 from core.engine import setup as engine_setup
-from core.service.lobby import LEVELS
+from core.service.lobby_settings import LEVELS, OPTION_SETTINGS
 from telegram_bot import i18n
-from telegram_bot.keyboards import OPTIONS
 
 SOURCES = sorted(
     p
@@ -102,7 +101,7 @@ def test_codes_cards_roles_have_words(language: str) -> None:
         assert t.pgettext("card", card) != card, (language, card)
     for role in ROLES:
         assert t.pgettext("role", role) != role, (language, role)
-    for option in {o for opts in OPTIONS.values() for o in opts}:
+    for option in {s.name for s in OPTION_SETTINGS}:
         assert t.pgettext("option", option) != option
     for side in SIDES:
         assert t.pgettext("side", side) != side
