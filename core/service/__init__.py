@@ -12,8 +12,10 @@ from core.service.models import (
     UserRef,
 )
 from core.service.service import GameService, new_game_id
+from core.store import STORE_UNAVAILABLE
 
 __all__ = [
+    "STORE_UNAVAILABLE",
     "ChatKey",
     "GameService",
     "SeatInfo",
