@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from core.service import GameService
 from core.settings import Settings
 from miniapp.auth import LocalCodes, SessionSigner
 from miniapp.ratelimit import TokenBucket
@@ -14,7 +15,7 @@ from miniapp.ratelimit import TokenBucket
 if TYPE_CHECKING:
     from miniapp.static_files import StaticCache
 
-SERVICE: web.AppKey[Any] = web.AppKey("service")
+SERVICE = web.AppKey("service", GameService)
 SETTINGS = web.AppKey("settings", Settings)
 SIGNER = web.AppKey("signer", SessionSigner)
 CODES = web.AppKey("codes", LocalCodes)

@@ -8,10 +8,9 @@ from its lobby (``POST /api/games`` with computer seats).
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 
+from core.service import GameService, UserRef
 from core.settings import Settings
 from miniapp import keys
 from miniapp.service_adapter import ServiceAdapter
@@ -20,7 +19,7 @@ LOCAL_SEATS = 5
 
 
 async def start_local_table(
-    service: Any,
+    service: GameService,
     settings: Settings,
     app: web.Application,
     *,
@@ -29,8 +28,6 @@ async def start_local_table(
     port: int | None = None,
 ) -> str:
     """Create the local player and a ready game; return ``http://127.0.0.1:<port>/?code=…``."""
-    from core.service import UserRef
-
     codes = app[keys.CODES]
     user = codes.new_user("You", settings.default_language)
     ref = UserRef(user_id=user.user_id, name=user.name, language=user.language)

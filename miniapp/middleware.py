@@ -16,9 +16,8 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from core.service import STORE_UNAVAILABLE
 from miniapp import keys
 from miniapp.auth import AuthError, Session, validate_init_data
 from miniapp.errors import ApiError, from_http_exception, unauthorized
@@ -63,7 +62,7 @@ def _error_response(request: web.Request, exc: Exception) -> web.Response:
         return exc.response()
     if isinstance(exc, AuthError):
         return unauthorized(exc.message, exc.code).response()
-    if isinstance(exc, (RedisConnectionError, RedisTimeoutError, OSError)):
+    if isinstance(exc, STORE_UNAVAILABLE):
         # Redis is restarting or unreachable: nothing was written, the client may retry.
         log.warning("store unavailable on %s %s: %s", request.method, request.path, exc)
         response = ApiError(

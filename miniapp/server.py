@@ -14,11 +14,11 @@ import os
 import re
 import weakref
 from collections.abc import AsyncIterator
-from typing import Any
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
 
+from core.service import GameService
 from core.settings import Settings
 from miniapp import keys, logfilter
 from miniapp.auth import LocalCodes, SessionSigner
@@ -55,14 +55,14 @@ class AccessLogger(AbstractAccessLogger):
 
 
 def create_app(
-    service: Any,
+    service: GameService,
     settings: Settings,
     *,
     rate_burst: float = RATE_BURST,
     rate_per_second: float = RATE_PER_SECOND,
     codes: LocalCodes | None = None,
 ) -> web.Application:
-    """Build the application; ``service`` is a ``core.service.GameService``."""
+    """Build the application around the process's one game service."""
     logfilter.install()  # malformed HTTP from clients: an INFO line, not an ERROR traceback
     app = web.Application(middlewares=[api], client_max_size=MAX_BODY)
     app[keys.SERVICE] = service

@@ -7,17 +7,17 @@ error codes. Keeping the translation here means a change in the service touches 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from dataclasses import dataclass
 from typing import Any
 
+from core.engine import ConfigError
+from core.service import GameService, ServiceError, UserRef
 from miniapp.auth import Session
 from miniapp.errors import ApiError
 
 
-def user_ref(session: Session) -> Any:
-    from core.service import UserRef
-
+def user_ref(session: Session) -> UserRef:
     return UserRef(user_id=session.user_id, name=session.name, language=session.language)
 
 
@@ -40,94 +40,93 @@ STATUS_OF_CODE = {
 }
 
 
-def _translate(exc: Exception) -> ApiError:
-    """Map a service exception to an HTTP error by its code, never by its text.
-
-    Anything without a code is a bug: re-raised, so the error middleware logs it and
-    answers a plain 500.
-    """
-    code = getattr(exc, "code", None)
-    if not isinstance(code, str) or not code:
-        raise exc
-    message = str(getattr(exc, "message", "") or code)
+def _api_error(code: str, message: str) -> ApiError:
+    """The HTTP error of a service error code (the code decides, never the text)."""
     status = STATUS_OF_CODE.get(code, 422)
     headers = {"Retry-After": "1"} if status == 503 else None
     if status == 404:
         message = "no such game"
-    return ApiError(status, code, message, headers=headers)
+    return ApiError(status, code, message or code, headers=headers)
 
 
-@dataclasses.dataclass(slots=True)
+@contextlib.contextmanager
+def translated() -> Iterator[None]:
+    """Service refusals become HTTP errors; anything else is a bug or the store being
+    down, left to the error middleware (500, or 503 ``store_unavailable``)."""
+    try:
+        yield
+    except ServiceError as exc:
+        raise _api_error(exc.code, exc.message) from exc
+    except ConfigError as exc:
+        raise _api_error(exc.code, exc.message) from exc
+
+
+@dataclass(slots=True)
 class ServiceAdapter:
-    service: Any
-
-    async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await getattr(self.service, name)(*args, **kwargs)
-        except ApiError:
-            raise
-        except Exception as exc:  # translated or re-raised (500) by _translate
-            raise _translate(exc) from exc
+    service: GameService
 
     async def create(
         self,
-        creator: Any,
+        creator: UserRef,
         edition: str,
         options: dict[str, Any],
         seats: int | None,
         computers: int,
         level: str,
     ) -> dict[str, Any]:
-        view = await self._call(
-            "create_lobby",
-            chat=None,
-            creator=creator,
-            edition=edition,
-            options=options,
-            seats=seats,
-            computers=computers,
-            level=level,
-        )
-        return dict(view)
+        with translated():
+            return await self.service.create_lobby(
+                chat=None,
+                creator=creator,
+                edition=edition,
+                options=options,
+                seats=seats,
+                computers=computers,
+                level=level,
+            )
 
-    async def join(self, game_id: str, user: Any) -> dict[str, Any]:
-        return dict(await self._call("join", game_id, user))
+    async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
+        with translated():
+            return await self.service.join(game_id, user)
 
     async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
-        return dict(await self._call("leave", game_id, user_id))
+        with translated():
+            return await self.service.leave(game_id, user_id)
 
     async def start(self, game_id: str, user_id: int) -> dict[str, Any]:
-        return dict(await self._call("start", game_id, user_id))
+        with translated():
+            return await self.service.start(game_id, user_id)
 
     async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
-        view = await self._call("view", game_id, user_id)
-        if view is None:
-            raise ApiError(404, "not_found", "no such game")
-        return dict(view)
+        with translated():
+            return await self.service.view(game_id, user_id)
 
     async def games_for_user(self, user_id: int) -> list[str]:
-        return list(await self._call("games_for_user", user_id))
+        with translated():
+            return await self.service.games_for_user(user_id)
 
     async def submit(
         self, game_id: str, user_id: int, move: dict[str, Any], version: int
     ) -> dict[str, Any]:
-        result = await self._call("submit", game_id, user_id, move, version)
+        with translated():
+            result = await self.service.submit(game_id, user_id, move, version)
         return {
-            "status": str(result.status),
-            "view": getattr(result, "view", None),
-            "reason": getattr(result, "reason", None),
-            "message": getattr(result, "message", None),
+            "status": result.status,
+            "view": result.view,
+            "reason": result.reason,
+            "message": result.message,
         }
 
     async def log(self, game_id: str, since: int) -> list[dict[str, Any]]:
         """The public log is the same for every caller (RULES §8 "everyone")."""
-        return list(await self._call("log", game_id, since))
+        with translated():
+            return await self.service.log(game_id, since)
 
     async def version(self, game_id: str) -> int:
-        """The game's current version: one field read (``HGET``), no record loaded, no view
-        built — every socket asks after 10 s without a notice, so with 1,000 sockets this
-        ran ~100 times a second as a whole-record load (issue 8)."""
-        return int(await self._call("version", game_id))
+        """The game's current version: one field read, no record loaded, no view built
+        (every socket asks after 10 s without a notice)."""
+        with translated():
+            return await self.service.version(game_id)
 
     async def touch(self, game_id: str, user_id: int) -> None:
         """Mark the user present (the views' ``online`` flag); never fails a request."""
@@ -135,18 +134,14 @@ class ServiceAdapter:
             await self.service.touch(game_id, user_id)
 
     async def healthy(self) -> bool:
-        try:
-            return bool(await self.service.store.ping())
-        except Exception:
-            return False
+        return await self.service.ping()
 
     async def listen(self, game_id: str) -> AsyncIterator[int]:
         stream = self.service.listen(game_id)
         try:
             async for version in stream:
-                yield int(version)
+                yield version
         finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
+            if isinstance(stream, AsyncGenerator):
                 with contextlib.suppress(Exception):
-                    await aclose()
+                    await stream.aclose()

@@ -19,7 +19,6 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -36,6 +35,7 @@ from telegram.ext import (
     TypeHandler,
 )
 
+from core.service import GameService
 from core.settings import Settings
 from telegram_bot import commands
 from telegram_bot.board import on_callback
@@ -73,7 +73,7 @@ def _api_base(url: str) -> tuple[str, str]:
 
 
 def build_application(
-    settings: Settings, service: Any, options: BotOptions | None = None
+    settings: Settings, service: GameService, options: BotOptions | None = None
 ) -> Application:
     """The PTB Application with every handler; game state stays in the service."""
     if not settings.telegram_bot_token:
@@ -93,9 +93,7 @@ def build_application(
     else:
         builder = builder.get_updates_read_timeout(opts.poll_timeout + 10)
     application = builder.build()
-    runtime = Runtime(
-        store=getattr(service, "store", None), burst=opts.group_burst, period=opts.group_period_s
-    )
+    runtime = Runtime(service, burst=opts.group_burst, period=opts.group_period_s)
     deps = BotDeps(
         settings, ServicePort(service), runtime, bot_username=settings.bot_username or ""
     )

@@ -8,6 +8,7 @@ Creator-only actions are also allowed to group admins (``force``).
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
@@ -58,10 +59,26 @@ async def on_lobby(
         await deps.runtime.set_game_data(game_id, "lobby_mode_at", str(time.time()))
         await query.answer()
     elif action == "st":
-        await _creator_action(query, update, context, deps, game_id, t, "start")
+        await _creator_action(
+            query,
+            update,
+            context,
+            deps,
+            game_id,
+            t,
+            lambda uid, force: deps.port.start(game_id, uid, force=force),
+        )
         return
     elif action == "ai":
-        await _creator_action(query, update, context, deps, game_id, t, "add_computer")
+        await _creator_action(
+            query,
+            update,
+            context,
+            deps,
+            game_id,
+            t,
+            lambda uid, force: deps.port.add_computer(game_id, uid, force=force),
+        )
         return
     elif action in ("ed", "rd", "tt", "lg", "op", "cl"):
         await _setting(query, update, context, deps, game_id, t, action, data)
@@ -88,21 +105,20 @@ async def _creator_action(
     deps: BotDeps,
     game_id: str,
     t: Translator,
-    name: str,
-    **kwargs: object,
+    act: Callable[[int, bool], Awaitable[object]],
 ) -> bool:
-    """Run a creator-only service action; group admins may too (``force``)."""
+    """Run a creator-only service action ``act(user_id, force)``; group admins may too
+    (``force``)."""
     user = update.effective_user
     assert user is not None
-    fn = getattr(deps.port, name)
     try:
-        await fn(game_id, user.id, **kwargs)
+        await act(user.id, False)
     except BotError as exc:
         if exc.code != "not_creator" or not await is_admin(update, context, user.id):
             await query.answer(t.reason(exc.code), show_alert=True)
             return False
         try:
-            await fn(game_id, user.id, force=True, **kwargs)
+            await act(user.id, True)
         except BotError as exc2:
             await query.answer(t.reason(exc2.code), show_alert=True)
             return False
@@ -161,4 +177,12 @@ async def _setting(
             return
         name = names[i]
         change["options"] = {name: not options.get(name, False)}
-    await _creator_action(query, update, context, deps, game_id, t, "configure", **change)
+    await _creator_action(
+        query,
+        update,
+        context,
+        deps,
+        game_id,
+        t,
+        lambda uid, force: deps.port.configure(game_id, uid, force=force, **change),
+    )

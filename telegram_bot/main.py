@@ -39,7 +39,7 @@ from aiohttp import web
 from core.service import GameService, ServiceConfig
 from core.service.models import TimerRole
 from core.settings import Settings
-from core.store import open_store
+from core.store import GameStore, open_store
 from miniapp.server import create_app
 
 log = logging.getLogger(__name__)
@@ -70,13 +70,17 @@ def uses_timer_process(settings: Settings) -> bool:
     return settings.workers > 1 and bool(settings.redis_url) and settings.timer_process
 
 
-def build_service(settings: Settings, role: TimerRole) -> GameService:
-    """The game service of one process; ``role`` says which timers it fires."""
-    store = open_store(
+def build_store(settings: Settings) -> GameStore:
+    """The store of one process (Redis, or in-process without ``REDIS_URL``)."""
+    return open_store(
         settings.redis_url,
         prefix=settings.redis_prefix,
         archive_retention_s=settings.archive_retention_days * 86400,
     )
+
+
+def build_service(settings: Settings, role: TimerRole, store: GameStore) -> GameService:
+    """The game service of one process; ``role`` says which timers it fires."""
     config = ServiceConfig(
         lobby_ttl_s=settings.lobby_idle_hours * 3600,
         game_ttl_s=settings.game_idle_hours * 3600,
@@ -94,8 +98,8 @@ def build_service(settings: Settings, role: TimerRole) -> GameService:
 def build_web_app(settings: Settings) -> web.Application:
     """The aiohttp application of one worker: service, API, static page, bot and timers
     (all of them, or only the fallback when a timer process runs next to the workers)."""
-    service = build_service(settings, "fallback" if uses_timer_process(settings) else "all")
-    store = service.store
+    store = build_store(settings)
+    service = build_service(settings, "fallback" if uses_timer_process(settings) else "all", store)
     app = create_app(service, settings)
 
     async def store_and_timers(_app: web.Application) -> AsyncIterator[None]:
@@ -162,7 +166,8 @@ async def serve_timers(settings: Settings, heartbeat: Any = None) -> None:
     whatever falls overdue meanwhile. Everything it commits reaches the workers (and so
     the sockets and the bot) through the store's change notices, like any commit.
     """
-    service = build_service(settings, "turns")
+    store = build_store(settings)
+    service = build_service(settings, "turns", store)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -182,7 +187,7 @@ async def serve_timers(settings: Settings, heartbeat: Any = None) -> None:
         except Exception:  # a timeout included: it is cancelled
             timers.cancel()
             await asyncio.gather(timers, return_exceptions=True)
-        await service.store.close()
+        await store.close()
 
 
 def _name_process(name: str) -> None:

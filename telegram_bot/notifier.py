@@ -17,18 +17,20 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 from telegram import Bot, InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 
+from core.service import Change, TurnWarning
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
 from telegram_bot.i18n import Translator
 from telegram_bot.panels import send_panel, send_private
-from telegram_bot.port import SeatUser
+from telegram_bot.port import SeatInfo
 
 log = logging.getLogger(__name__)
 
@@ -52,15 +54,10 @@ class Notifier:
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
-        feed = self.deps.port.changes()
-        self._has_feed = feed is not None
-        if feed is not None:
-            self._tasks.append(asyncio.create_task(self._consume(feed)))
-        hook = getattr(self.deps.port.service, "on_turn_warning", None)
-        if callable(hook):
-            with contextlib.suppress(Exception):
-                hook(self._service_warning)
-                self.warn_before_s = -1  # the service warns; no local timers
+        self._has_feed = True
+        self._tasks.append(asyncio.create_task(self._consume(self.deps.port.changes())))
+        self.deps.port.service.on_turn_warning(self._service_warning)
+        self.warn_before_s = -1  # the service warns; no local timers
 
     async def stop(self) -> None:
         tasks = [
@@ -76,7 +73,7 @@ class Notifier:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def _consume(self, feed: Any) -> None:
+    async def _consume(self, feed: AsyncIterator[Change]) -> None:
         async for change in feed:
             self.poke(str(change.game_id))
 
@@ -84,9 +81,7 @@ class Notifier:
         """Follow one game when the service offers no global change feed."""
         if self._has_feed or game_id in self._watch:
             return
-        listen = getattr(self.deps.port.service, "listen", None)
-        if listen is None:
-            return
+        listen = self.deps.port.service.listen
 
         async def follow() -> None:
             async for _ in listen(game_id):
@@ -185,12 +180,12 @@ class Notifier:
                     self.bot, self.deps, int(s.user_id or 0), texts.final_text(t, sv)
                 )
 
-    async def _tr(self, s: SeatUser) -> Translator:
+    async def _tr(self, s: SeatInfo) -> Translator:
         """The player's language: their /lang choice, else the language they joined with
         (in the game's seats), else the last client language seen (store preferences)."""
         return Translator(await self.deps.user_language_by_id(int(s.user_id or 0), s.language))
 
-    async def _timeouts(self, game_id: str, sv: dict, seats: list[SeatUser]) -> None:
+    async def _timeouts(self, game_id: str, sv: dict, seats: list[SeatInfo]) -> None:
         version = int(sv.get("version", 0))
         for entry in sv.get("log") or []:
             if not entry.get("timeout"):
@@ -210,7 +205,7 @@ class Notifier:
                 )
                 await send_private(self.bot, self.deps, seat.user_id, "⌛ " + text)
 
-    async def _takeovers(self, game_id: str, seats: list[SeatUser]) -> None:
+    async def _takeovers(self, game_id: str, seats: list[SeatInfo]) -> None:
         data = await self.deps.runtime.get_game_data(game_id)
         before = set(json.loads(data.get("auto", "[]")))
         now = {s.seat for s in seats if s.auto and not s.computer}
@@ -239,7 +234,7 @@ class Notifier:
                 )
 
     # ------------------------------------------------------------------ warnings
-    def _arm_warning(self, game_id: str, version: int, sv: dict, actor: SeatUser) -> None:
+    def _arm_warning(self, game_id: str, version: int, sv: dict, actor: SeatInfo) -> None:
         deadline = sv.get("turn_deadline")
         if not deadline or self.warn_before_s < 0:
             return
@@ -263,10 +258,9 @@ class Notifier:
 
         self._warn_tasks[game_id] = asyncio.create_task(fire())
 
-    async def _service_warning(self, warning: Any) -> None:
-        deadline_ms = int(getattr(warning, "deadline_ms", 0))
-        left = max(1, int(deadline_ms / 1000 - time.time()))
-        await self._warn(str(warning.game_id), int(warning.version), int(warning.user_id), left)
+    async def _service_warning(self, warning: TurnWarning) -> None:
+        left = max(1, int(warning.deadline_ms / 1000 - time.time()))
+        await self._warn(warning.game_id, warning.version, warning.user_id, left)
 
     async def _warn(self, game_id: str, version: int, user_id: int, left: int) -> None:
         if not await self.deps.runtime.claim(f"warn:{game_id}:{version}"):

@@ -11,6 +11,11 @@ Checked on the source with ``ast`` (nothing is imported):
   take from ``random``.
 - ``core`` never imports ``telegram_bot`` or ``miniapp``; ``miniapp`` never imports
   ``telegram_bot``.
+- Only ``core/store`` imports ``redis`` (or ``hiredis``): the rest of the tree names a
+  store that cannot be reached by ``core.store.STORE_UNAVAILABLE``.
+- The adapters (``telegram_bot``, ``miniapp``) reach the store only through the service:
+  they neither import ``core.store`` nor read a ``.store`` attribute. The process entry
+  point (``telegram_bot.main``), which builds the store and the service, is the exception.
 
 The packages may still be empty or absent: the guard then checks nothing there, and the
 self-tests below prove that the checker does catch each kind of violation.
@@ -70,6 +75,10 @@ LAYER_BANS: dict[str, tuple[str, ...]] = {
     "miniapp": ("telegram_bot",),
 }
 RANDOM_ALLOWED = frozenset({"Random"})
+STORE_PACKAGE = "core.store"
+STORE_CLIENTS = frozenset({"redis", "hiredis"})  # importable only inside STORE_PACKAGE
+ADAPTERS = ("telegram_bot", "miniapp")
+ENTRY_POINTS = frozenset({"telegram_bot.main"})  # builds the store it hands the service
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,11 +151,16 @@ def check_source(
     tree = ast.parse(source, filename=where)
     found: list[Violation] = []
     pure = next((pkg for pkg in PURE_PACKAGES if _within(module, pkg)), None)
+    adapter = module not in ENTRY_POINTS and any(_within(module, a) for a in ADAPTERS)
     for line, imported in _imports(tree, module, is_package):
         top = imported.split(".")[0]
         for package, banned in LAYER_BANS.items():
             if _within(module, package) and top in banned:
                 found.append(Violation(where, line, f"{package} must not import {imported}"))
+        if top in STORE_CLIENTS and not _within(module, STORE_PACKAGE):
+            found.append(Violation(where, line, f"only core.store may import {imported}"))
+        if adapter and _within(imported, STORE_PACKAGE):
+            found.append(Violation(where, line, f"adapters call the service, not {imported}"))
         if pure is None:
             continue
         if top in STDLIB:
@@ -161,6 +175,12 @@ def check_source(
             found.append(
                 Violation(where, line, f"pure {pure} imports {imported}, not the standard library")
             )
+    if adapter:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "store":
+                found.append(
+                    Violation(where, node.lineno, "adapters call the service, not its .store")
+                )
     if pure is not None:
         for line, use in _global_random_uses(tree):
             found.append(
@@ -176,7 +196,7 @@ def check_source(
 
 def check_tree(root: Path) -> list[Violation]:
     found: list[Violation] = []
-    for top in ("core", "miniapp"):
+    for top in ("core", "miniapp", "telegram_bot"):
         for path in sorted((root / top).rglob("*.py")):
             rel = path.relative_to(root)
             is_package = path.name == "__init__.py"
@@ -285,6 +305,41 @@ def test_layers_outside_the_pure_packages() -> None:
     assert messages("from core.service import GameService", "miniapp.routes") == []
 
 
+def test_only_the_store_imports_redis() -> None:
+    assert messages("import redis.asyncio as redis", "core.store.redis_store") == []
+    assert messages("from redis.exceptions import RedisError", "core.store") == []
+    assert messages("from redis.exceptions import TimeoutError", "core.service.timers") == [
+        "only core.store may import redis.exceptions",
+        "only core.store may import redis.exceptions.TimeoutError",
+    ]
+    assert messages("import hiredis", "miniapp.middleware") == [
+        "only core.store may import hiredis"
+    ]
+    assert messages("import redis", "telegram_bot.main") == ["only core.store may import redis"]
+    assert messages("from core.store import STORE_UNAVAILABLE", "core.service.timers") == []
+
+
+def test_adapters_reach_the_store_only_through_the_service() -> None:
+    assert messages("from core.service import GameService", "telegram_bot.port") == []
+    assert messages("x = service.ping()", "miniapp.service_adapter") == []
+    assert messages("from core.store import MemoryStore", "miniapp.routes") == [
+        "adapters call the service, not core.store",
+        "adapters call the service, not core.store.MemoryStore",
+    ]
+    assert messages("import core.store.keys", "telegram_bot.commands") == [
+        "adapters call the service, not core.store.keys"
+    ]
+    assert messages("ok = await service.store.ping()", "miniapp.service_adapter") == [
+        "adapters call the service, not its .store"
+    ]
+    assert messages("s = getattr(x, 'y').store", "telegram_bot.app") == [
+        "adapters call the service, not its .store"
+    ]
+    # the entry point builds the store; the service itself of course uses it
+    assert messages("from core.store import open_store", "telegram_bot.main") == []
+    assert messages("await self.store.ping()", "core.service.queries") == []
+
+
 def test_check_tree_reads_files_and_names_them(tmp_path: Path) -> None:
     engine = tmp_path / "core" / "engine"
     engine.mkdir(parents=True)
@@ -292,10 +347,13 @@ def test_check_tree_reads_files_and_names_them(tmp_path: Path) -> None:
     (engine / "game.py").write_text("import json\n\nimport time\n", encoding="utf-8")
     (tmp_path / "miniapp").mkdir()
     (tmp_path / "miniapp" / "app.py").write_text("import telegram_bot\n", encoding="utf-8")
+    (tmp_path / "telegram_bot").mkdir()
+    (tmp_path / "telegram_bot" / "port.py").write_text("import redis\n", encoding="utf-8")
     found = sorted(map(str, check_tree(tmp_path)))
     assert found == [
         "core/engine/game.py:3: pure core.engine must not import time",
         "miniapp/app.py:1: miniapp must not import telegram_bot",
+        "telegram_bot/port.py:1: only core.store may import redis",
     ]
 
 

@@ -1,4 +1,9 @@
-"""GameService: lobbies, seats, moves, timers and computer seats (CONTRACTS.md §3)."""
+"""GameService: lobbies, seats, moves, timers and computer seats (CONTRACTS.md §3).
+
+The adapters (the bot, the Mini App) call ``GameService`` and nothing below it: health,
+claims, budgets, preferences and adapter data are its methods too, and
+``STORE_UNAVAILABLE`` names the errors of a store that cannot be reached.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +16,13 @@ from core.service.models import (
     TurnWarning,
     UserRef,
 )
-from core.service.service import GameService, new_game_id
+from core.service.records import new_game_id
+from core.service.service import GameService
+from core.store import STORE_UNAVAILABLE, Change
 
 __all__ = [
+    "STORE_UNAVAILABLE",
+    "Change",
     "ChatKey",
     "GameService",
     "SeatInfo",

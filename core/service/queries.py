@@ -17,7 +17,7 @@ from core.service.models import (
 )
 from core.service.records import TOUCH_EVERY_MS
 from core.service.views import rewrite_entry
-from core.store import Change
+from core.store import STORE_UNAVAILABLE, Change
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,12 @@ class Queries(ServiceCore):
         return await self.store.claim_once(f"upd:{int(update_id)}", self.config.update_dedupe_ttl_s)
 
     async def claim_side_effect(self, key: str, ttl_s: float = 3600) -> bool:
-        """Outbox: True for exactly one worker per key (e.g. ``board:<game>:<version>``)."""
-        return await self.store.claim_once(f"fx:{key}", ttl_s)
+        """Outbox: True for exactly one worker per key for ``ttl_s``; the caller namespaces
+        its keys (the bot's start with ``tg:``, e.g. ``tg:final:<game>``).
+
+        Raises one of ``STORE_UNAVAILABLE`` when the store cannot be reached: a claim no
+        worker can see is no claim, so the caller retries rather than sends twice."""
+        return await self.store.claim_once(key, ttl_s)
 
     async def take_group_token(
         self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
@@ -144,3 +148,28 @@ class Queries(ServiceCore):
         """Per-chat budget of group messages (principle 9): (allowed, seconds to wait)."""
         result = await self.store.take_token(chat_id, capacity, per_seconds)
         return result.allowed, result.wait_s
+
+    # ============================================================ adapter data
+    async def get_pref(self, key: str) -> str | None:
+        """A preference without expiry (``u:<user>``, ``c:<chat>``...; CONTRACTS.md §2)."""
+        return await self.store.get_pref(key)
+
+    async def set_pref(self, key: str, value: str) -> None:
+        await self.store.set_pref(key, value)
+
+    async def adapter_data(self, game_id: str) -> dict[str, str]:
+        """What an adapter keeps about one game (message ids...); it lives as long as the
+        game's record, and is empty for a game that is gone."""
+        return await self.store.get_adapter(game_id)
+
+    async def set_adapter_data(self, game_id: str, name: str, value: str) -> None:
+        """Keep one value about a live game (no effect once the game is gone)."""
+        await self.store.set_adapter(game_id, name, value)
+
+    # ================================================================ health
+    async def ping(self) -> bool:
+        """True when the store answers (the health check)."""
+        try:
+            return await self.store.ping()
+        except STORE_UNAVAILABLE:
+            return False

@@ -13,9 +13,6 @@ import logging
 import time
 from collections.abc import Callable
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from core import engine
 from core.service.agents import choose, move_seed
 from core.service.core import ServiceCore
@@ -24,7 +21,7 @@ from core.service.models import (
     TurnWarning,
 )
 from core.service.records import Loaded, Plan, WarningHandler
-from core.store import TIMER_TURN, TIMER_WARN, Deadline, TimerClaim
+from core.store import STORE_UNAVAILABLE, TIMER_TURN, TIMER_WARN, Deadline, TimerClaim
 from core.store.base import TIMER_KINDS
 
 log = logging.getLogger(__name__)
@@ -34,7 +31,7 @@ MAX_IN_FLIGHT = 100  # fires the loop runs at once; beyond, it stops claiming fo
 FULL_BATCH = 8  # a poll that claimed this many (the fallback's whole batch) polls again
 FALLBACK_BATCH = 8  # claims per fallback poll (2 workers x 8 per 0.25 s: 64 turns/s)
 # The store is unreachable (Redis restarting, a cut connection): retry soon, quietly.
-STORE_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
+STORE_DOWN = STORE_UNAVAILABLE
 
 
 class Timers(ServiceCore):

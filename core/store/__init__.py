@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     KEEP,
@@ -19,6 +22,14 @@ from core.store.base import (
 from core.store.keys import Keys
 from core.store.memory import MemoryStore
 from core.store.redis_store import RedisStore
+
+# The store cannot be reached (Redis restarting, a cut connection): nothing was written and
+# the caller may retry. Callers catch these without knowing which backend runs.
+STORE_UNAVAILABLE: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+)
 
 
 def open_store(
@@ -38,6 +49,7 @@ def open_store(
 __all__ = [
     "DEFAULT_ARCHIVE_RETENTION_S",
     "KEEP",
+    "STORE_UNAVAILABLE",
     "TIMER_TURN",
     "TIMER_WARN",
     "Change",

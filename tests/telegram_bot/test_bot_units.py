@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core import engine
+from core.service import STORE_UNAVAILABLE, GameService
+from core.store import MemoryStore
 from core.store.keys import pref_owner
 from telegram_bot import callbacks as cb
 from telegram_bot import keyboards as kb
@@ -68,25 +70,30 @@ def test_spectator_caption_and_private_panel() -> None:
     assert moves is not None and len(moves.inline_keyboard) >= 2
 
 
-async def test_local_budget_never_exceeds_twenty_a_minute() -> None:
+async def test_group_budget_never_exceeds_twenty_a_minute() -> None:
     clock = [0.0]
-    rt = Runtime()
-    import telegram_bot.runtime as runtime_module
-
-    real = runtime_module.time.monotonic
-    runtime_module.time.monotonic = lambda: clock[0]
-    try:
-        sent: list[float] = []
-        while clock[0] < 300:
-            if await rt.take_token(-5) == 0:
-                sent.append(clock[0])
-            clock[0] += 0.25
-    finally:
-        runtime_module.time.monotonic = real
+    rt = Runtime(GameService(MemoryStore(clock=lambda: clock[0])))
+    sent: list[float] = []
+    while clock[0] < 300:
+        if await rt.take_token(-5) == 0:
+            sent.append(clock[0])
+        clock[0] += 0.25
     for i, at in enumerate(sent):
         assert len([s for s in sent[i:] if s < at + 60]) <= 20
     assert len(sent) >= 70  # and it is not needlessly stingy (~15 a minute)
     assert await rt.claim("k") and not await rt.claim("k")
+
+
+async def test_a_claim_the_store_cannot_record_raises() -> None:
+    """No process-local fallback: with several workers it would send a message twice."""
+
+    class DownStore(MemoryStore):
+        async def claim_once(self, key: str, ttl_s: float) -> bool:
+            raise ConnectionError("store down")
+
+    rt = Runtime(GameService(DownStore()))
+    with pytest.raises(STORE_UNAVAILABLE):
+        await rt.claim("final:g1")
 
 
 def test_private_results_name_what_was_learnt() -> None:

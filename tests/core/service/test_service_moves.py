@@ -222,6 +222,24 @@ async def test_duplicate_update_ids_processed_once(service: GameService) -> None
     assert allowed == [True, True, False]
 
 
+async def test_adapters_keep_their_data_through_the_service(service: GameService) -> None:
+    """Preferences, per-game adapter data and the health check are service calls: the
+    adapters never hold the store."""
+    assert await service.ping()
+    assert await service.get_pref("u:7") is None
+    await service.set_pref("u:7", "zh_Hant")
+    await service.set_pref("c:-100", "en")
+    assert await service.get_pref("u:7") == "zh_Hant"
+    assert await service.get_pref("c:-100") == "en"
+    game_id = await human_game(service)
+    assert await service.adapter_data(game_id) == {}
+    await service.set_adapter_data(game_id, "board_msg", "42")
+    await service.set_adapter_data(game_id, "lobby_msg", "41")
+    assert await service.adapter_data(game_id) == {"board_msg": "42", "lobby_msg": "41"}
+    await service.set_adapter_data("no-such-game", "board_msg", "1")  # gone: kept nowhere
+    assert await service.adapter_data("no-such-game") == {}
+
+
 async def test_views_hide_user_ids_and_seed(service: GameService) -> None:
     game_id = await human_game(service)
     for user in [*USERS[:3], None]:
