@@ -19,6 +19,9 @@ Public log entries (`apply_move` events, `public_log`, the view's `log`) are dic
 """
 
 from .cards import CATALOGUE, CardDef
+from .catalogue import CURRENT as CURRENT_CATALOGUE
+from .catalogue import Catalogue
+from .catalogue import resolve as resolve_catalogue
 from .codec import state_from_json, state_to_json
 from .config import ConfigError, GameConfig
 from .game import (
@@ -33,19 +36,23 @@ from .game import (
     waiting_on,
 )
 from .moves import legal_moves
-from .reasons import IllegalMove, MoveFormatError, Reason
+from .reasons import CatalogueError, IllegalMove, MoveFormatError, Reason, StateError
 from .state import GameState
 from .views import view_for
 
 __all__ = [
     "CATALOGUE",
+    "CURRENT_CATALOGUE",
     "CardDef",
+    "Catalogue",
+    "CatalogueError",
     "ConfigError",
     "GameConfig",
     "GameState",
     "IllegalMove",
     "MoveFormatError",
     "Reason",
+    "StateError",
     "actor",
     "apply_move",
     "apply_timeout",
@@ -54,6 +61,7 @@ __all__ = [
     "phase",
     "public_log",
     "replay",
+    "resolve_catalogue",
     "scores",
     "state_from_json",
     "state_to_json",
