@@ -36,7 +36,15 @@ from .game import (
     waiting_on,
 )
 from .moves import legal_moves
-from .reasons import CatalogueError, IllegalMove, MoveFormatError, Reason, StateError
+from .position import position_of, state_from_position
+from .reasons import (
+    CatalogueError,
+    IllegalMove,
+    MoveFormatError,
+    PositionError,
+    Reason,
+    StateError,
+)
 from .state import GameState
 from .views import view_for
 
@@ -51,6 +59,7 @@ __all__ = [
     "GameState",
     "IllegalMove",
     "MoveFormatError",
+    "PositionError",
     "Reason",
     "StateError",
     "actor",
@@ -59,11 +68,13 @@ __all__ = [
     "legal_moves",
     "new_game",
     "phase",
+    "position_of",
     "public_log",
     "replay",
     "resolve_catalogue",
     "scores",
     "state_from_json",
+    "state_from_position",
     "state_to_json",
     "view_for",
     "waiting_on",

@@ -59,3 +59,7 @@ class StateError(ValueError):
 class CatalogueError(StateError):
     """A catalogue this engine cannot resolve: unknown version, or a card it does not know
     (or knows with another connectivity or effect)."""
+
+
+class PositionError(StateError):
+    """A position document that is not a position of this game (the message says why)."""
