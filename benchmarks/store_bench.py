@@ -1,6 +1,7 @@
 """Store and service benchmark on a real Redis (results: docs/benchmarks/store.md).
 
     .venv/bin/python benchmarks/store_bench.py [--redis-url URL] [--seconds 5] [--json]
+    .venv/bin/python benchmarks/store_bench.py --only memory    # one measurement of four
 
 Measures: Redis round trips per committed move (submit and timer-fired), commit latency
 p50/p99 (raw store commit and full service submit), commits per second from 2 OS processes
@@ -308,46 +309,53 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--latency-n", type=int, default=2000)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--only", choices=["round_trips", "latency", "throughput", "memory"])
     args = parser.parse_args()
+    wanted = {args.only} if args.only else {"round_trips", "latency", "throughput", "memory"}
     prefix = f"bench:{uuid.uuid4().hex}:"
     url = args.redis_url
     report: dict[str, Any] = {}
     try:
-        report["round_trips"] = asyncio.run(round_trips(url, prefix))
-        report["latency"] = asyncio.run(latency(url, prefix, args.latency_n))
-        report["throughput"] = {
-            "raw commits, 2 processes, one game": throughput(
-                url, prefix, "raw-one", args.seconds, 1
-            ),
-            "raw commits, 2 processes, 2x16 games": throughput(
-                url, prefix, "raw-many", args.seconds, 16
-            ),
-            "engine moves, 2 processes, one game": throughput(
-                url, prefix, "moves-one", args.seconds, 20
-            ),
-            "engine moves, 2 processes, 2x16 games": throughput(
-                url, prefix, "moves-many", args.seconds, 16
-            ),
-        }
-        report["memory"] = asyncio.run(memory(url, prefix))
+        if "round_trips" in wanted:
+            report["round_trips"] = asyncio.run(round_trips(url, prefix))
+        if "latency" in wanted:
+            report["latency"] = asyncio.run(latency(url, prefix, args.latency_n))
+        if "throughput" in wanted:
+            report["throughput"] = {
+                "raw commits, 2 processes, one game": throughput(
+                    url, prefix, "raw-one", args.seconds, 1
+                ),
+                "raw commits, 2 processes, 2x16 games": throughput(
+                    url, prefix, "raw-many", args.seconds, 16
+                ),
+                "engine moves, 2 processes, one game": throughput(
+                    url, prefix, "moves-one", args.seconds, 20
+                ),
+                "engine moves, 2 processes, 2x16 games": throughput(
+                    url, prefix, "moves-many", args.seconds, 16
+                ),
+            }
+        if "memory" in wanted:
+            report["memory"] = asyncio.run(memory(url, prefix))
     finally:
         asyncio.run(cleanup(url, prefix))
     if args.json:
         print(json.dumps(report, indent=2, default=str))
         return
-    rt = report["round_trips"]
-    print(
-        f"round trips per submitted move: {rt['submit']:.2f} (max {rt['submit_max']}); "
-        f"per timer-fired move: {rt['timer_move']}"
-    )
-    for name, lat in report["latency"].items():
+    if "round_trips" in report:
+        rt = report["round_trips"]
+        print(
+            f"round trips per submitted move: {rt['submit']:.2f} (max {rt['submit_max']}); "
+            f"per timer-fired move: {rt['timer_move']}"
+        )
+    for name, lat in report.get("latency", {}).items():
         print(f"{name}: p50 {lat['p50']:.3f} ms, p99 {lat['p99']:.3f} ms (n={lat['n']})")
-    for name, tp in report["throughput"].items():
+    for name, tp in report.get("throughput", {}).items():
         print(
             f"{name}: {tp['commits_per_s']:.0f} commits/s "
             f"({tp['stale_per_s']:.0f} stale/s, per process {tp['per_process']})"
         )
-    for name, mem in report["memory"].items():
+    for name, mem in report.get("memory", {}).items():
         print(
             f"memory {name}: {mem['bytes']} B {mem['keys']} state {mem['state_json']} B stored, "
             f"meta {mem['meta_json']} B JSON, {mem['meta_stored']} B stored, "

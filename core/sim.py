@@ -40,8 +40,8 @@ from core.engine import (
 )
 from core.engine.board import DELTA, GOAL_KEYS, START_KEY, Board, full_conn
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
+from core.engine.catalogue import CURRENT
 from core.engine.setup import hand_size, role_cards
-from core.engine.state import REMOVED_S2
 
 OUTCOME_LABELS = ("diggers", "saboteurs", "selfish_dwarf", "blue", "green", "blue+green")
 ROLE_KEYS = ("digger", "saboteur", "selfish", "blue", "green", "boss", "profiteer", "geologist")
@@ -77,7 +77,7 @@ def card_accounting(state: GameState) -> Counter[int]:
     for front in rs.in_front:
         got.update(CARD_INDEX[c] for c in front)
     if state.config.expansion:
-        got.update(table[:REMOVED_S2])
+        got.update(table[: state.catalogue.removed])
     return got
 
 
@@ -87,7 +87,10 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
     cfg = state.config
     rs = state.rs
     n = cfg.players
-    want = _CATALOGUE_COUNTS[cfg.edition]
+    if state.catalogue == CURRENT:
+        want = _CATALOGUE_COUNTS[cfg.edition]
+    else:  # a kept catalogue: its own deck
+        want = Counter(state.catalogue.decks[cfg.edition])
     got = card_accounting(state)
     if got != want:
         diff = {
@@ -95,7 +98,7 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
         }
         out.append(f"card conservation: {diff}")
     # positions: each card position in at most one place, hands drawn from the pile
-    first = REMOVED_S2 if cfg.expansion else 0
+    first = state.catalogue.removed if cfg.expansion else 0
     held = [p for h in rs.hands for p in h]
     if len(held) != len(set(held)):
         out.append("a card position is in two hands")
@@ -125,7 +128,7 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
     elif b.frontier() != Board(dict(b.cells), b.goals, b.revealed, b.bounded).frontier():
         out.append("incremental frontier differs from a fresh one")
     # hands
-    h = hand_size(cfg)
+    h = hand_size(cfg, state.catalogue)
     if any(len(hand) > h for hand in rs.hands):
         out.append(f"a hand is over {h} cards: {[len(x) for x in rs.hands]}")
     if (
@@ -139,7 +142,7 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
     # roles: a swapped hat leaves play (RULES §6), so roles + pool + swaps = the role cards
     swaps = sum(1 for e in _round_log(state) if e["code"] == "hats_swapped")
     dealt = Counter(rs.roles) + Counter(rs.role_pool)
-    all_roles = role_cards(cfg)
+    all_roles = role_cards(cfg, state.catalogue)
     if (
         len(rs.roles) != n
         or dealt - Counter(all_roles)

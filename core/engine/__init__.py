@@ -19,6 +19,9 @@ Public log entries (`apply_move` events, `public_log`, the view's `log`) are dic
 """
 
 from .cards import CATALOGUE, CardDef
+from .catalogue import CURRENT as CURRENT_CATALOGUE
+from .catalogue import Catalogue
+from .catalogue import resolve as resolve_catalogue
 from .codec import state_from_json, state_to_json
 from .config import ConfigError, GameConfig
 from .game import (
@@ -33,29 +36,45 @@ from .game import (
     waiting_on,
 )
 from .moves import legal_moves
-from .reasons import IllegalMove, MoveFormatError, Reason
+from .position import position_of, state_from_position
+from .reasons import (
+    CatalogueError,
+    IllegalMove,
+    MoveFormatError,
+    PositionError,
+    Reason,
+    StateError,
+)
 from .state import GameState
 from .views import view_for
 
 __all__ = [
     "CATALOGUE",
+    "CURRENT_CATALOGUE",
     "CardDef",
+    "Catalogue",
+    "CatalogueError",
     "ConfigError",
     "GameConfig",
     "GameState",
     "IllegalMove",
     "MoveFormatError",
+    "PositionError",
     "Reason",
+    "StateError",
     "actor",
     "apply_move",
     "apply_timeout",
     "legal_moves",
     "new_game",
     "phase",
+    "position_of",
     "public_log",
     "replay",
+    "resolve_catalogue",
     "scores",
     "state_from_json",
+    "state_from_position",
     "state_to_json",
     "view_for",
     "waiting_on",

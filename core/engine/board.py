@@ -12,7 +12,6 @@ from __future__ import annotations
 from .cards import (
     CARD_LIST,
     DOOR,
-    GOAL_CARDS,
     GOLD,
     GROUP_OF,
     GROUPS,
@@ -20,7 +19,6 @@ from .cards import (
     OPP,
     SIDES,
     SOURCE,
-    START,
 )
 from .reasons import Reason
 
@@ -132,8 +130,8 @@ class Board:
         self._rock: list[tuple[int, int]] | None = None
 
     @classmethod
-    def initial(cls, goals: tuple[int, ...], bounded: bool) -> Board:
-        return cls({START_KEY: 2 * START}, goals, (False, False, False), bounded)
+    def initial(cls, start: int, goals: tuple[int, ...], bounded: bool) -> Board:
+        return cls({START_KEY: 2 * start}, goals, (False, False, False), bounded)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -468,6 +466,3 @@ def _reveal(
             gk = GOAL_KEYS[gi]
             _connect_new(cells, conn, gk, cells[gk], stack)
         _flood(cells, conn, stack, touched)
-
-
-assert len(GOAL_CARDS) == 3

@@ -54,19 +54,22 @@ class CardDef:
         return self.category == "path"
 
 
-def _load_raw() -> dict[str, Any]:
-    text = resources.files("core.engine").joinpath("data/cards.json").read_text("utf-8")
+def read_data(name: str) -> dict[str, Any]:
+    """A JSON file packaged with the engine (under `core/engine/data/`)."""
+    text = resources.files("core.engine").joinpath(f"data/{name}").read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 
 
-RAW = _load_raw()
+RAW = read_data("cards.json")
+BOXES = (("saboteur1", "classic"), ("saboteur2", "expansion"))
 
 
-def _build() -> dict[str, CardDef]:
+def card_defs(raw: dict[str, Any]) -> dict[str, CardDef]:
+    """Every card of a catalogue file (cards.json format) by id, in the file's order."""
     out: dict[str, CardDef] = {}
-    for box, edition in (("saboteur1", "classic"), ("saboteur2", "expansion")):
-        for c in RAW[box]["path_cards"]:
+    for box, edition in BOXES:
+        for c in raw[box]["path_cards"]:
             kind = c["kind"]
             category = kind if kind in ("start", "goal") else "path"
             out[c["id"]] = CardDef(
@@ -83,7 +86,7 @@ def _build() -> dict[str, CardDef]:
                 crystals=int(c.get("crystals", 0)),
                 treasure=bool(c.get("treasure", False)),
             )
-        for c in RAW[box]["action_cards"]:
+        for c in raw[box]["action_cards"]:
             out[c["id"]] = CardDef(
                 id=c["id"],
                 edition=edition,
@@ -95,7 +98,7 @@ def _build() -> dict[str, CardDef]:
     return out
 
 
-CATALOGUE: dict[str, CardDef] = _build()
+CATALOGUE: dict[str, CardDef] = card_defs(RAW)
 CARD_LIST: tuple[CardDef, ...] = tuple(CATALOGUE.values())
 CARD_INDEX: dict[str, int] = {c.id: i for i, c in enumerate(CARD_LIST)}
 START = CARD_INDEX["S1_START"]
@@ -131,25 +134,3 @@ SYMMETRIC: tuple[bool, ...] = tuple(
     c.category != "action" and set(GROUPS[2 * i]) == set(GROUPS[2 * i + 1])
     for i, c in enumerate(CARD_LIST)
 )
-
-
-def _deck(edition: str) -> tuple[int, ...]:
-    out: list[int] = []
-    for i, c in enumerate(CARD_LIST):
-        if c.category in ("path", "action") and (edition == "expansion" or c.edition == "classic"):
-            out.extend([i] * c.count)
-    return tuple(out)
-
-
-_DECKS = {e: _deck(e) for e in ("classic", "expansion")}
-
-
-def deck_cards(edition: str) -> list[int]:
-    """Catalogue indices of one round's deck (every copy), in catalogue order (a new list:
-    the caller shuffles it)."""
-    deck = _DECKS.get(edition)
-    return list(deck) if deck is not None else list(_deck(edition))
-
-
-# The in-front kinds a discard_to_remove / removal may name.
-BREAK_IDS = {t: f"BREAK_{t.upper()}" for t in TOOLS}

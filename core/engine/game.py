@@ -5,23 +5,26 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import finish, play
+from .catalogue import CURRENT, Catalogue
 from .config import GameConfig
+from .deal import rng_for
 from .log import LOG_FIELDS, Log
 from .moves import legal_moves, parse_move
 from .reasons import IllegalMove, Reason
 from .scoring import round_end
 from .setup import first_start_seat, nugget_pile, start_round
-from .state import GameState, RoundState, evolve, rng_for
+from .state import GameState, RoundState, evolve
 
 Events = list[dict[str, Any]]
 SCALAR_CODES = frozenset(LOG_FIELDS)
 
 
-def new_game(config: GameConfig, seed: int) -> GameState:
-    """A new game with round 1 dealt (phase "playing")."""
+def new_game(config: GameConfig, seed: int, catalogue: Catalogue = CURRENT) -> GameState:
+    """A new game with round 1 dealt (phase "playing") from `catalogue` (the current one
+    unless a replay names the catalogue its game was dealt from)."""
     config.validate()
     start = first_start_seat(config, seed)
-    rs = start_round(config, seed, 1, start)
+    rs = start_round(config, catalogue, seed, 1, start)
     ev = {"seq": 0, "seat": None, "code": "round_started", "round": 1, "start_seat": start}
     return GameState(
         config=config,
@@ -29,9 +32,10 @@ def new_game(config: GameConfig, seed: int) -> GameState:
         seq=0,
         phase="playing",
         gold=(0,) * config.players,
-        nuggets=nugget_pile(config, seed),
+        nuggets=nugget_pile(config, catalogue, seed),
         rs=rs,
         log=Log.of((ev,)),
+        catalogue=catalogue,
     )
 
 
@@ -213,7 +217,7 @@ def _next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
     n = state.n
     start = (rs.last_mover + 1) % n if rs.last_mover is not None else rs.start_seat
     number = rs.number + 1
-    new_rs = start_round(state.config, state.seed, number, start)
+    new_rs = start_round(state.config, state.catalogue, state.seed, number, start)
     events.append(
         {
             "seq": state.seq,
@@ -265,9 +269,12 @@ def _timeout(state: GameState) -> tuple[GameState, Events]:
     raise IllegalMove(Reason.WRONG_PHASE, "the game is finished")
 
 
-def replay(config: GameConfig, seed: int, moves: list[dict[str, Any]]) -> GameState:
-    """Replay a game's moves ({"seat", "move"} or {"timeout": true}) from its seed."""
-    state = new_game(config, seed)
+def replay(
+    config: GameConfig, seed: int, moves: list[dict[str, Any]], catalogue: Catalogue = CURRENT
+) -> GameState:
+    """Replay a game's moves ({"seat", "move"} or {"timeout": true}) from its seed (and
+    the catalogue it was dealt from)."""
+    state = new_game(config, seed, catalogue)
     for entry in moves:
         if entry.get("timeout"):
             state, _ = apply_timeout(state)

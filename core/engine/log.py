@@ -80,6 +80,28 @@ _CODECS = {c: _compile(c) for c in CODES}
 _DECODERS = tuple((_ENC[c][1], _CODECS[c][1]) for c in CODES)
 
 
+# per code number: the positions of the card fields in a positional entry
+CARD_SLOTS = tuple(
+    tuple(i for i, (_, how) in enumerate(_ENC[c][2], start=3) if how == 1) for c in CODES
+)
+
+
+def renumber(items: Sequence[Any], number: Callable[[int], int]) -> list[Any]:
+    """Stored entries with the card numbers of positional entries mapped by `number`
+    (from one catalogue's numbering to another's); dict entries name cards by id."""
+    out: list[Any] = []
+    slots = CARD_SLOTS
+    for x in items:
+        if not isinstance(x, dict):
+            card_slots = slots[x[2]]
+            if card_slots:
+                x = list(x)
+                for i in card_slots:
+                    x[i] = number(x[i])
+        out.append(x)
+    return out
+
+
 def enc_entry(e: Entry, prev: int) -> Any:
     """One entry as stored; a positional entry's seq is the step from `prev`."""
     code = e.get("code")

@@ -50,3 +50,16 @@ class IllegalMove(Exception):
 
 class MoveFormatError(ValueError):
     """A move dict that is not a move at all (missing fields, wrong types)."""
+
+
+class StateError(ValueError):
+    """A stored state that this engine cannot read as a game (malformed or inconsistent)."""
+
+
+class CatalogueError(StateError):
+    """A catalogue this engine cannot resolve: unknown version, or a card it does not know
+    (or knows with another connectivity or effect)."""
+
+
+class PositionError(StateError):
+    """A position document that is not a position of this game (the message says why)."""

@@ -9,15 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .board import GOAL_KEYS
-from .cards import RAW
 from .moves import broken
 from .setup import BLUE, BOSS, DIGGER, GEOLOGIST, GREEN, PROFITEER, SABOTEUR, SELFISH
 from .state import GameState, RoundState
-
-SAB_PAYOUT = {int(k): v for k, v in RAW["saboteur1"]["saboteur_payout_nuggets"].items()}
-GP_TABLE = {1: 5, 2: 4, 3: 3, 4: 2}
-BOSS_DELTA = int(RAW["saboteur2"]["boss_delta"])
-PROFITEER_DELTA = int(RAW["saboteur2"]["profiteer_delta"])
 
 
 def pay_value(pile: list[int], owed: int) -> list[int]:
@@ -106,7 +100,7 @@ def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, Any]
     else:
         res["winners"] = "saboteurs"
         res["winning_seats"] = saboteurs
-        value = SAB_PAYOUT.get(len(saboteurs), 0)
+        value = state.catalogue.sab_payout.get(len(saboteurs), 0)
         for s in saboteurs:
             cards[s] = pay_value(pile, value)
     winnings = [sum(c) for c in cards]
@@ -151,10 +145,17 @@ def _expansion(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, An
     won.add(PROFITEER)
     winners = [s for s in range(n) if roles[s] in won and not trapped[s]]
     res["winning_seats"] = winners
-    each = GP_TABLE.get(len(winners), 1) if winners else 0
+    cat = state.catalogue
+    each = cat.gold_each(len(winners)) if winners else 0
     winnings = [0] * n
     for s in winners:
-        delta = BOSS_DELTA if roles[s] == BOSS else PROFITEER_DELTA if roles[s] == PROFITEER else 0
+        delta = (
+            cat.boss_delta
+            if roles[s] == BOSS
+            else cat.profiteer_delta
+            if roles[s] == PROFITEER
+            else 0
+        )
         winnings[s] = max(0, each + delta)
     geologists = [s for s in range(n) if roles[s] == GEOLOGIST]
     crystals = rs.board.crystals()

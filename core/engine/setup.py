@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .board import Board
-from .cards import GOAL_CARDS, RAW
+from .catalogue import Catalogue
 from .config import GameConfig
-from .state import REMOVED_S2, RoundState, rng_for, round_table
+from .deal import dealt_table, rng_for
+from .state import RoundState
 
 DIGGER = "GOLD_DIGGER"
 SABOTEUR = "SABOTEUR"
@@ -20,14 +21,14 @@ GEOLOGIST = "GEOLOGIST"
 TOURNAMENT = {5: (1, 3), 6: (2, 3), 7: (2, 4), 8: (2, 5), 9: (3, 5)}
 
 
-def role_cards(cfg: GameConfig) -> list[str]:
+def role_cards(cfg: GameConfig, cat: Catalogue) -> list[str]:
     """The role cards shuffled for one round (may be more than players: the rest is hidden)."""
     if cfg.expansion:
-        return [r["id"] for r in RAW["saboteur2"]["role_cards"] for _ in range(r["count"])]
+        return list(cat.s2_roles)
     if cfg.tournament:
         sab, dig = TOURNAMENT[cfg.players]
         return [SABOTEUR] * sab + [DIGGER] * dig + [SELFISH]
-    sab, dig = RAW["saboteur1"]["roles_by_players"][str(cfg.players)]
+    sab, dig = cat.roles_by_players[cfg.players]
     if cfg.max_saboteurs:
         dig -= 1
     roles = [SABOTEUR] * sab + [DIGGER] * dig
@@ -36,19 +37,15 @@ def role_cards(cfg: GameConfig) -> list[str]:
     return roles
 
 
-def hand_size(cfg: GameConfig) -> int:
-    if cfg.expansion:
-        return int(RAW["saboteur2"]["setup"]["hand_size"])
-    return int(RAW["saboteur1"]["hand_size"][str(cfg.players)])
+def hand_size(cfg: GameConfig, cat: Catalogue) -> int:
+    return cat.s2_hand_size if cfg.expansion else cat.hand_sizes[cfg.players]
 
 
-def nugget_pile(cfg: GameConfig, seed: int) -> str:
+def nugget_pile(cfg: GameConfig, cat: Catalogue, seed: int) -> str:
     """The classic nugget pile, shuffled once per game (top first)."""
     if cfg.expansion:
         return ""
-    values: list[int] = []
-    for c in RAW["saboteur1"]["gold_nugget_cards"]:
-        values += [int(c["value"])] * int(c["count"])
+    values = list(cat.nuggets)
     if cfg.old_mine:
         for _ in range(6):
             values.remove(1)
@@ -62,16 +59,18 @@ def first_start_seat(cfg: GameConfig, seed: int) -> int:
     return rng_for(seed, "start").randrange(cfg.players)
 
 
-def start_round(cfg: GameConfig, seed: int, number: int, start_seat: int) -> RoundState:
+def start_round(
+    cfg: GameConfig, cat: Catalogue, seed: int, number: int, start_seat: int
+) -> RoundState:
     n = cfg.players
     rng = rng_for(seed, number, "setup")
-    roles = role_cards(cfg)
+    roles = role_cards(cfg, cat)
     rng.shuffle(roles)
-    goals = list(GOAL_CARDS)
+    goals = list(cat.goals)
     rng.shuffle(goals)
-    table = round_table(seed, number, cfg.edition)
-    pos = REMOVED_S2 if cfg.expansion else 0
-    h = hand_size(cfg)
+    table = dealt_table(cat, seed, number, cfg.edition)
+    pos = cat.removed if cfg.expansion else 0
+    h = hand_size(cfg, cat)
     hands = tuple(tuple(range(pos + i * h, pos + (i + 1) * h)) for i in range(n))
     return RoundState(
         number=number,
@@ -80,7 +79,7 @@ def start_round(cfg: GameConfig, seed: int, number: int, start_seat: int) -> Rou
         hands=hands,
         roles=tuple(roles[:n]),
         role_pool=tuple(roles[n:]),
-        board=Board.initial(tuple(goals), cfg.bounded_board),
+        board=Board.initial(cat.start, tuple(goals), cfg.bounded_board),
         discard=(),
         in_front=((),) * n,
         known_goals=((),) * n,

@@ -1,78 +1,28 @@
-"""Game state (immutable) and the per-round card table.
-
-All cards of a round are identified by their position in that round's shuffled card
-table, which is derived from the seed (so it is never stored): the draw pile is the
-suffix `table[drawn:]`, hands hold positions, and each position has an opaque instance id.
-"""
+"""Game state (immutable): the game, the round in progress and its card table (deal.py)."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any
 
 from .board import Board
-from .cards import CARD_LIST, deck_cards
+from .catalogue import CURRENT, Catalogue
 from .config import GameConfig
+from .deal import Table
 from .log import Log
-
-REMOVED_S2 = 10
-ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    """One round's shuffled cards: instance id and catalogue index per position."""
-
-    iids: tuple[str, ...]
-    cards: tuple[int, ...]
-    pos_of: dict[str, int] = field(compare=False, hash=False)
-
-
-def rng_for(seed: int, *parts: object) -> random.Random:
-    """A generator for one purpose, derived from the game's seed only."""
-    return random.Random(":".join([str(seed), *map(str, parts)]))
-
-
-# Every pair of ALPHABET letters, indexed by 10 random bits.
-_PAIRS = tuple(a + b for a in ALPHABET for b in ALPHABET)
-
-
-@lru_cache(maxsize=1024)
-def round_table(seed: int, round_no: int, edition: str) -> Table:
-    """The round's shuffled cards and their instance ids.
-
-    An id is 5 letters of a 32-letter alphabet made from one `getrandbits(25)` of the
-    round's own generator (drawn after the shuffle, so ids say nothing about deck order);
-    a repeat within the round is drawn again.  One call per id instead of five
-    `choice` calls: this runs at every round start."""
-    rng = rng_for(seed, round_no, "deck")
-    cards = deck_cards(edition)
-    rng.shuffle(cards)
-    bits = rng.getrandbits
-    pairs, letters = _PAIRS, ALPHABET
-    pos_of: dict[str, int] = {}
-    n = len(cards)
-    while len(pos_of) < n:
-        b = bits(25)
-        iid = pairs[b >> 15] + pairs[(b >> 5) & 1023] + letters[b & 31]
-        if iid not in pos_of:
-            pos_of[iid] = len(pos_of)
-    return Table(tuple(pos_of), tuple(cards), pos_of)
 
 
 @dataclass(frozen=True, slots=True)
 class RoundState:
     number: int
-    table: Table = field(compare=False, repr=False)
+    table: Table = field(repr=False)
     drawn: int  # next position of the draw pile
     hands: tuple[tuple[int, ...], ...]
     roles: tuple[str, ...]
     role_pool: tuple[str, ...]  # role cards set aside (hidden)
     board: Board
-    discard: tuple[int, ...]  # catalogue indices, in order
+    discard: tuple[int, ...]  # engine card indices, in order
     in_front: tuple[tuple[str, ...], ...]  # catalogue ids lying in front of each seat
     known_goals: tuple[tuple[int, ...], ...]  # per seat, goal indices looked at (sorted)
     known_roles: tuple[tuple[tuple[int, str, bool], ...], ...]  # per seat: (seat, role, stale)
@@ -103,6 +53,7 @@ class GameState:
     log: Log  # public entries (dicts); see log.py
     results: tuple[dict[str, Any], ...] = ()  # one per finished round (private parts inside)
     ready: frozenset[int] = frozenset()
+    catalogue: Catalogue = CURRENT  # the catalogue the game is dealt from
 
     @property
     def round(self) -> int:
@@ -111,10 +62,6 @@ class GameState:
     @property
     def n(self) -> int:
         return self.config.players
-
-
-def card_id(idx: int) -> str:
-    return CARD_LIST[idx].id
 
 
 def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.engine import IllegalMove, MoveFormatError, Reason, apply_move, legal_moves, view_for
-from tests.core.engine.engine_builders import build, hand_ids, iid
+from tests.core.engine.engine_builders import build, hand_ids, iid, tunnel
 
 
 def refuse(state, seat, move) -> Reason:
@@ -111,7 +111,7 @@ def test_map_on_revealed_goal_refused() -> None:
         hands={0: ["MAP"]},
         revealed=(True, False, False),
         gold_at=2,
-        cells=[(x, -2, "S1_STRAIGHT_EW", False) for x in range(1, 8)],
+        cells=tunnel(range(1, 8), -2),
     )
     card = iid(s, 0, "MAP")
     assert refuse(s, 0, {"type": "map", "card": card, "goal": 0}) == (Reason.GOAL_ALREADY_REVEALED)
@@ -289,6 +289,7 @@ def test_s2_discard_one_to_three_and_draw_as_many() -> None:
     assert refuse(s, 0, {"type": "discard", "cards": [ids[0], ids[0]]}) == (Reason.CARD_NOT_IN_HAND)
     # the pile has one card: discarding 3 draws 1
     s = build(X, 3, hands={0: ["MAP", "MAP", "ROCKFALL", "S1_CROSS"]}, deck_left=1)
+    ids = [iid(s, 0, "MAP", 0), iid(s, 0, "MAP", 1), iid(s, 0, "ROCKFALL")]
     s2, _ = apply_move(s, 0, {"type": "discard", "cards": ids})
     assert len(s2.rs.hands[0]) == 2 and s2.rs.deck_size() == 0
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from core.engine import IllegalMove, Reason, apply_move, legal_moves, phase, view_for
 from core.engine.board import key, stone_turn
 from core.engine.cards import CARD_INDEX
-from tests.core.engine.engine_builders import build, iid, make_board
+from tests.core.engine.engine_builders import alter, build, iid, make_board, tunnel
 
 EW = "S1_STRAIGHT_EW"
-ROW = [(x, 0, EW, False) for x in range(1, 7)]
+ROW = tunnel(range(1, 7), keep={EW: 1})  # the tests hold a straight
 
 
 def place(state, seat, cid, x, y, rotated=False, nth=0):
@@ -84,8 +82,7 @@ def test_condition_3_face_down_goal_imposes_nothing_and_connects_nothing() -> No
     assert refused(s, 0, "S1_CROSS", 7, 0) == Reason.NOT_CONNECTED
     s = build(
         hands={0: ["S1_STRAIGHT_NS"]},
-        cells=[(x, 0, EW, False) for x in range(1, 7)]
-        + [(7, 0, "S1_CROSS", False), (7, -1, "S1_STRAIGHT_NS", False)],
+        cells=[*ROW, (7, 0, "S1_CROSS", False), (7, -1, "S1_STRAIGHT_NS", False)],
     )
     # (8,-1) touches goal 0 (N) and goal 1 (S) face down, and (7,-1)'s E wall.
     assert refused(s, 0, "S1_STRAIGHT_NS", 8, -1) == Reason.NOT_CONNECTED
@@ -187,7 +184,7 @@ def test_ladder_source_connects_path() -> None:
     s, _ = place(s, 1, "S2_LADDER_NE", 3, 1)  # N meets (3,0)'s S; E opening to (4,1)
     # now (3,0) is connected through the ladder: the path can grow east of it, and from the
     # ladder's own E opening
-    s = replace(s, rs=replace(s.rs, current=0))
+    s = alter(s, current=0)
     assert listed(s, 0, EW, 4, 0)
     assert listed(s, 0, EW, 4, 1)
 
@@ -256,7 +253,7 @@ def test_stone_turn_preferences() -> None:
 
 
 def test_two_goals_revealed_at_once_gold_takes_precedence() -> None:
-    cells = [*[(x, -1, EW, False) for x in range(1, 8)], (0, -1, "S1_CURVE_NW", True)]
+    cells = [*tunnel(range(1, 8), -1, keep={"S1_CROSS": 1}), (0, -1, "S1_CURVE_NW", True)]
     s = build(hands={0: ["S1_CROSS"]}, cells=cells, gold_at=0)
     s2, ev = place(s, 0, "S1_CROSS", 8, -1)
     revealed = [e["goal"] for e in ev if e["code"] == "goal_revealed"]
@@ -276,22 +273,14 @@ def test_reveal_through_reconnection() -> None:
 
 
 def test_revealed_stone_conducts() -> None:
+    # goal 1 turned: S-W (opens W and S). Upright: N-E. Use turned.
     s = build(
         hands={0: ["S1_STRAIGHT_NS"]},
         cells=[*ROW, (7, 0, EW, False)],
         revealed=(False, True, False),
-        gold_at=0,
-    )
-    # goal 1 turned: S-W (opens W and S). Upright: N-E. Use turned.
-    from dataclasses import replace
-
-    b = make_board(
-        [*ROW, (7, 0, EW, False)],
-        revealed=(False, True, False),
         goal_turns=(False, True, False),
         gold_at=0,
     )
-    s = replace(s, rs=replace(s.rs, board=b))
     assert listed(s, 0, "S1_STRAIGHT_NS", 8, 1)
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.engine import CATALOGUE
-from core.engine.cards import CARD_INDEX, GROUPS, MASK, SYMMETRIC, deck_cards, rot_mask
+from core.engine.cards import CARD_INDEX, GROUPS, MASK, SYMMETRIC, rot_mask
+from core.engine.catalogue import CURRENT
 
 SHARED = Path("/work/shared/rules/cards.json")
 
@@ -22,11 +23,11 @@ def test_packaged_copy_matches_shared_cards_json() -> None:
 
 
 def test_deck_sizes() -> None:
-    classic = deck_cards("classic")
+    classic = CURRENT.decks["classic"]
     assert len(classic) == 67
     tunnels = [i for i in classic if list(CATALOGUE.values())[i].category == "path"]
     assert len(tunnels) == 40
-    expansion = deck_cards("expansion")
+    expansion = CURRENT.decks["expansion"]
     assert len(expansion) == 67 + 30 + 21
 
 

@@ -246,7 +246,7 @@ def test_codec_roundtrip_and_size() -> None:
     s = build("expansion", 6, hands={0: ["S1_CROSS", "THEFT"]}, in_front={3: ["TRAPPED"]})
     s, _ = apply_move(s, 0, {"type": "theft", "card": iid(s, 0, "THEFT")})
     d = state_to_json(s)
-    assert d["schema"] == 1
+    assert d["schema"] == 2 and d["catalogue"] == s.catalogue.version
     text = json.dumps(d, separators=(",", ":"))
     back = state_from_json(json.loads(text))
     assert back == s

