@@ -113,12 +113,13 @@ class GameFlow(Queries):
                     raise ServiceError("chat_busy", "this chat already has a game", game_id=busy)
                 now = self.now_ms()
                 new = rematch.lobby_for(old, user_id, new_game_id(), now)
+                deadline = self._lobby_deadline(new, now)  # (sets the countdown's end)
                 if not await self.store.create(
                     new.game_id,
                     "",
                     new.to_stored(),
                     ttl_s=self._lobby_record_ttl(),
-                    deadline=self._lobby_deadline(new, now),
+                    deadline=deadline,
                 ):
                     continue  # a game id collision: another id
                 old.rematch = new.game_id

@@ -64,7 +64,7 @@ async def test_play_again_with_the_same_people(service: GameService, clock: Cloc
     assert names == [("Ann", False), ("Bo", False), ("Computer 1", True)]
     assert lobby["rounds"] == 1 and lobby["options"]["gold_per_digger"] is True
     assert lobby["settings"]["turn_time"] == 60 and lobby["settings"]["computer_level"] == "hard"
-    assert lobby["settings"]["countdown"] == 180 and lobby["autostart_at"] is None
+    assert lobby["settings"]["countdown"] == 180 and lobby["autostart_at"] is not None
     assert lobby["title"] == "Mine shaft"
     assert await service.game_for_chat(CHAT) == new_id
     assert new_id in await service.games_for_user(ANN.user_id)
@@ -162,3 +162,14 @@ async def test_a_game_against_the_computer_starts_again_at_once(
     again = await service.rematch(game_id, ANN.user_id)
     assert again["status"] == "playing" and again["game_id"] != game_id
     assert [s["computer"] for s in again["seats"]] == [False, True, True]
+
+
+async def test_the_new_lobbys_countdown_starts_it(service: GameService, clock: Clock) -> None:
+    game_id = await finished_table(service, clock)
+    lobby = await service.rematch(game_id, ANN.user_id)
+    clock.advance(179)
+    await service.fire_due()
+    assert (await service.view(lobby["game_id"], None))["status"] == "lobby"
+    clock.advance(1)
+    await service.fire_due()
+    assert (await service.view(lobby["game_id"], None))["status"] == "playing"
