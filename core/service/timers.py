@@ -282,7 +282,9 @@ class Timers(ServiceCore):
             record.timeouts += 1
             if record.timeouts >= meta.takeover_after:
                 record.auto = True  # the computer plays it until the player takes it back
-                change.deadline = self._deadline(meta, change.state, self.now_ms())
+                change.deadline = self._deadline(
+                    meta, change.state, self.now_ms(), loaded.version + 1
+                )
         return change
 
     async def _warn(self, claim: TimerClaim) -> None:

@@ -250,3 +250,25 @@ async def test_paused_computer_seats_wait(service: GameService, clock: Clock) ->
     seats = await service.seats(game_id)
     if seats[view["current_seat"]].computer:  # its think delay runs again
         assert await service.fire_due() == 1
+
+
+async def test_the_turn_after_a_takeover_is_forgiven_too(
+    service: GameService, clock: Clock
+) -> None:
+    """The commit that hands a seat to the computer starts the next human's turn: a late
+    prompt for that turn counts like any other."""
+    game_id = await group_game(service, takeover_after=1)
+    idle_seat, _ = await actor(service, game_id)
+    clock.advance(90)
+    while await service.fire_due():
+        pass  # warnings, the skip, the takeover
+    assert (await service.seats(game_id))[idle_seat].auto
+    seat, _ = await actor(service, game_id)
+    version = (await service.view(game_id, None))["version"]
+    clock.advance(6)
+    await service.prompt_delivered(game_id, version)
+    clock.advance(84)
+    while await service.fire_due():
+        pass
+    view = await service.view(game_id, None)
+    assert view["current_seat"] == seat and view["version"] == version + 1
