@@ -37,7 +37,7 @@ from telegram.ext import (
 
 from core.service import GameService
 from core.settings import Settings
-from telegram_bot import commands
+from telegram_bot import commands, kick, pause
 from telegram_bot.board import on_callback
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.inline import on_inline
@@ -111,7 +111,9 @@ def add_handlers(application: Application) -> None:
     application.add_handler(CommandHandler("rules", commands.cmd_rules))
     application.add_handler(CommandHandler("lang", commands.cmd_lang))
     application.add_handler(CommandHandler("leave", commands.cmd_leave))
-    application.add_handler(CommandHandler("kick", commands.cmd_kick))
+    application.add_handler(CommandHandler("kick", kick.cmd_kick))
+    application.add_handler(CommandHandler("pause", pause.cmd_pause))
+    application.add_handler(CommandHandler("resume", pause.cmd_resume))
     application.add_handler(CommandHandler("cancel", commands.cmd_cancel))
     application.add_handler(CommandHandler("stats", commands.cmd_stats))
     application.add_handler(CommandHandler("hand", commands.cmd_start))

@@ -18,9 +18,11 @@ from telegram.ext import ContextTypes
 
 from telegram_bot import callbacks as cb
 from telegram_bot import texts
+from telegram_bot.again import on_again
 from telegram_bot.commands import chat_key, on_lang_button
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import Translator
+from telegram_bot.kick import on_kick_button
 from telegram_bot.lobby import on_lobby
 from telegram_bot.private import on_private
 
@@ -77,6 +79,9 @@ async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDe
     if data.kind == "lang":
         await on_lang_button(update, context, data.game, data.arg(0))
         return
+    if data.kind == cb.AGAIN:  # a finished game is no longer the chat's: by its own id
+        await on_again(update, context, data, t)
+        return
     game_id = await resolve_game(update, deps, data.game)
     if game_id is None:
         await _answer(query, t.reason("not_found"), alert=True)
@@ -90,6 +95,9 @@ async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDe
         return
     if data.kind == cb.LOBBY:
         await on_lobby(update, context, game_id, data, t)
+        return
+    if data.kind == cb.KICK:
+        await on_kick_button(update, context, game_id, data, t)
         return
     if data.kind in (cb.CARD, cb.MOVE, cb.HAND, cb.REFRESH):
         await on_private(update, context, game_id, data, t)

@@ -20,6 +20,8 @@ HAND = "h"  # private: back to the hand
 REFRESH = "r"  # private: redraw the panel for the current version
 LOBBY = "L"  # group: lobby action (arg: action[, value])
 SECRETS = "S"  # group: "my secrets" alert
+AGAIN = "A"  # group: play again (a finished game's full id: it is no longer the chat's)
+KICK = "K"  # group: remove a player (arg: seat, a short hash of their name)
 NOOP = "x"  # a label button
 
 

@@ -1,4 +1,5 @@
-"""Commands: /new, /start (deep links), /help, /rules, /lang, /leave, /kick, /stats, /cancel.
+"""Commands: /new, /start (deep links), /help, /rules, /lang, /leave, /stats, /cancel
+(/kick: ``telegram_bot.kick``; /pause and /resume: ``telegram_bot.pause``).
 
 Replies in groups spend the group's budget like everything else there (principle 8).
 """
@@ -76,18 +77,15 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             update, deps, t.gettext("Add me to a group and send /new there to open a game.")
         )
         return
-    edition = (
-        "expansion"
-        if context.args and context.args[0].lower() in ("2", "expansion", "s2")
-        else "classic"
-    )
     try:
         view = await deps.port.create_lobby(
             chat_key(update),
             user_ref(update),
-            edition=edition,
+            # named: /new 2 (or 1); else the service starts from the group's last game
+            edition=edition_of(context.args),
             # the group's language, else its opener's
             settings={"countdown": deps.autostart_s, "language": SERVICE_LANG[t.language]},
+            title=chat.title,
         )
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
@@ -97,6 +95,17 @@ async def cmd_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if deps.notifier is not None:
         deps.notifier.watch(str(view["game_id"]))
         deps.notifier.poke(str(view["game_id"]))
+
+
+def edition_of(args: list[str] | None) -> str | None:
+    """The edition /new names (``/new 2``, ``/new classic``...), or None for the group's
+    last one."""
+    word = args[0].lower() if args else ""
+    if word in ("2", "expansion", "s2"):
+        return "expansion"
+    if word in ("1", "classic", "base"):
+        return "classic"
+    return None
 
 
 # ---------------------------------------------------------------------- /start
@@ -212,7 +221,10 @@ def help_text(t: Translator, bot: str) -> str:
             "",
             "/new — " + t.gettext("open a game in this group (/new 2 for Saboteur 2)"),
             "/leave — " + t.gettext("leave the game (the computer takes your seat)"),
-            "/kick — " + t.gettext("remove a player (reply to their message; creator or admin)"),
+            "/kick — "
+            + t.gettext("remove a player: /kick and a name, or a button (creator or admin)"),
+            "/pause, /resume — "
+            + t.gettext("stop the turn clock and start it again (creator or admin)"),
             "/cancel — " + t.gettext("close the lobby (creator or admin)"),
             "/stats — " + t.gettext("leaderboard of this group and your own record"),
             "/lang — " + t.gettext("choose the language"),
@@ -348,40 +360,6 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 name=texts.esc(user.full_name),
             ),
         )
-    if deps.notifier is not None:
-        deps.notifier.poke(game_id)
-
-
-async def cmd_kick(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    deps = deps_of(context)
-    user = update.effective_user
-    msg = update.effective_message
-    t = await deps.tr_update(update)
-    game_id = await current_game(update, deps)
-    if game_id is None or user is None or msg is None:
-        await reply(update, deps, "⚠ " + t.gettext("There is no game here."))
-        return
-    target = msg.reply_to_message.from_user if msg.reply_to_message else None
-    if target is None:
-        await reply(
-            update, deps, t.gettext("Reply to a message of the player to remove with /kick.")
-        )
-        return
-    creator = await deps.port.creator_of(game_id)
-    force = user.id != creator
-    if force and not await is_admin(update, context, user.id):
-        await reply(update, deps, "⚠ " + t.reason("not_creator"))
-        return
-    try:
-        await deps.port.kick(game_id, user.id, target.id, force=force)
-    except BotError as exc:
-        await reply(update, deps, "⚠ " + t.reason(exc.code))
-        return
-    await reply(
-        update,
-        deps,
-        "👢 " + t.gettext("{name} was removed from the game.", name=texts.esc(target.full_name)),
-    )
     if deps.notifier is not None:
         deps.notifier.poke(game_id)
 

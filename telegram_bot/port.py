@@ -97,7 +97,26 @@ class ServicePort:
         with refused():
             await self.service.cancel(game_id, user_id, force=force)
 
+    async def rematch(self, game_id: str, user_id: int) -> dict[str, Any]:
+        """Play again: the finished game's table in a new lobby (the same one for every
+        press); the presser's view of it."""
+        with refused():
+            return await self.service.rematch(game_id, user_id)
+
     # game -------------------------------------------------------------------------
+    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+        with refused():
+            return await self.service.pause(game_id, user_id, force=force)
+
+    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+        with refused():
+            return await self.service.resume(game_id, user_id, force=force)
+
+    async def prompt_delivered(self, game_id: str, version: int) -> None:
+        """The bot's prompt of the turn at ``version`` reached its player (a late one
+        forgives that turn's timeout: see ``GameService.prompt_delivered``)."""
+        await self.service.prompt_delivered(game_id, version)
+
     async def submit(
         self, game_id: str, user_id: int, move: dict[str, Any], version: int
     ) -> SubmitResult:

@@ -30,6 +30,7 @@ def game_record(meta: Meta, final: list[int]) -> dict[str, Any]:
         "game_id": meta.game_id,
         "chat_id": chat.chat_id if chat else None,
         "topic_id": chat.topic_id if chat else None,
+        "title": meta.title,
         "edition": meta.edition,
         "options": meta.options,
         "started_ms": meta.started_ms,

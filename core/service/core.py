@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from core import engine
-from core.service import lobby, movelog
+from core.service import clock, lobby, movelog
 from core.service.agents import Chooser
 from core.service.archive import game_record, round_record
 from core.service.meta import Meta
@@ -210,7 +210,7 @@ class ServiceCore:
         meta.autostart_at = meta.idle_until = None
         meta.base = loaded.version + 1
         state = engine.new_game(config, meta.seed)
-        return Plan(meta, state, [], self._deadline(meta, state, self.now_ms()))
+        return Plan(meta, state, [], self._deadline(meta, state, self.now_ms(), loaded.version + 1))
 
     async def _commit(self, loaded: Loaded, change: Plan) -> Loaded | None:
         """Commit at ``loaded.version``; the new Loaded, or None on a version conflict."""
@@ -303,11 +303,17 @@ class ServiceCore:
         )
 
     # ============================================================ timing rules
-    def _deadline(self, meta: Meta, state: Any, now: int) -> Deadline | None:
-        """The deadline of whoever acts now (RULES §7), or None when nobody is timed."""
+    def _deadline(
+        self, meta: Meta, state: Any, now: int, version: int | None = None
+    ) -> Deadline | None:
+        """The deadline of whoever acts now (RULES §7), or None when nobody is timed (or
+        the game is paused). ``version``: of the commit that arms it (a human's turn
+        remembers where it began, see ``clock.begin_turn``)."""
         phase = engine.phase(state)
         if phase == "finished":
             return Deadline(now + 1000)  # repair timer: archives if the finishing worker died
+        if meta.paused:
+            return None
         if phase == "round_over":
             pause_until = meta.pause_until or now + meta.round_pause_s * 1000
             pending = [s for s in engine.waiting_on(state) if meta.seats[s].by_computer]
@@ -321,11 +327,7 @@ class ServiceCore:
             return Deadline(now + int(meta.think_delay_s * 1000))
         if meta.turn_time is None:
             return None
-        at = now + meta.turn_time * 1000
-        warn = None
-        if meta.turn_time >= 10:
-            warn = at - min(self.config.warn_before_s, meta.turn_time // 2) * 1000
-        return Deadline(at, warn)
+        return clock.begin_turn(meta, meta.turn_time, now, version)
 
     def _step(
         self, loaded: Loaded, meta: Meta, seat: int | None, move: dict[str, Any] | None
@@ -353,7 +355,9 @@ class ServiceCore:
             meta.pause_until = None
         if new_phase == "finished":
             meta.finished_ms = now
-        return Plan(meta, new_state, [entry], self._deadline(meta, new_state, now))
+        return Plan(
+            meta, new_state, [entry], self._deadline(meta, new_state, now, loaded.version + 1)
+        )
 
     def _record_round(self, meta: Meta, old_state: Any, new_state: Any) -> None:
         round_no = new_state.round
@@ -374,7 +378,7 @@ class ServiceCore:
             return None
         phase = engine.phase(state)
         if phase == "round_over" or engine.actor(state) == seat:
-            return self._deadline(meta, state, self.now_ms())
+            return self._deadline(meta, state, self.now_ms(), loaded.version + 1)
         return KEEP
 
     async def _after_commit(self, old: Loaded, new: Loaded) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from core.engine import ConfigError, GameConfig
 from core.engine.config import PLAYERS
-from core.service.lobby_settings import BY_NAME, LEVELS, setting
+from core.service.lobby_settings import BY_NAME, LEVELS, Context, pace, setting
 from core.service.meta import COMPUTER_NAME, Meta, Seat
 from core.service.models import ServiceError, UserRef
 
@@ -52,6 +52,8 @@ def add_human(meta: Meta, user: UserRef) -> None:
     require_lobby(meta)
     if meta.seat_of(user.user_id) is not None:
         return
+    if user.user_id in meta.kicked:
+        raise ServiceError("kicked", "you were removed from this game")
     if len(meta.seats) >= meta.max_seats:
         raise ServiceError("lobby_full", "every seat is taken")
     meta.seats.append(Seat(user.user_id, user.name, user.language))
@@ -111,6 +113,13 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
         raise ServiceError("invalid_config", "options must be an object")
     options.update(given)
     options.update({k: v for k, v in values.items() if BY_NAME[k].where == "option"})
+    slow = values.get("slow", meta.slow)
+    if slow != meta.slow:  # slow mode brings its own pace unless the caller chose one
+        paced = pace(slow, context_of(meta))
+        if "turn_time" not in values:
+            values["turn_time"] = paced["turn_time"]
+        if "rounds" not in values and "rounds" not in given:
+            options["rounds"] = paced["rounds"]
     max_seats = values.get("seats") or (min(meta.max_seats, hi) if edition == meta.edition else hi)
     if not lo <= max_seats <= hi:
         raise ServiceError("bad_setting", f"{edition} seats {lo} to {hi} players")
@@ -119,6 +128,7 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
     meta.options = check_options(edition, options, len(meta.seats))
     meta.edition = edition
     meta.max_seats = max_seats
+    meta.slow = slow
     if "turn_time" in values:
         meta.turn_time = values["turn_time"]
     if "language" in values:
@@ -138,6 +148,11 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
                 seat.level = meta.computer_level
     if "takeover_after" in values:
         meta.takeover_after = values["takeover_after"]
+
+
+def context_of(meta: Meta) -> Context:
+    """Where the lobby opened: a Telegram group, or anywhere else."""
+    return "group" if meta.chat is not None else "private"
 
 
 def enough_players(meta: Meta) -> bool:

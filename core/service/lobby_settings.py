@@ -32,8 +32,10 @@ class Setting:
 
     ``choices`` are the values a front end offers, in the order a cycling button steps
     through them; a number may also take any value in ``minimum..maximum`` (the API).
-    ``nullable``: ``None`` is allowed (no limit, off). ``defaults`` per context; a setting
-    missing there takes ``default``.
+    ``choices_when``: other choices while a flag setting is on (``{"slow": (...)}``: turn
+    times of hours in slow mode). ``nullable``: ``None`` is allowed (no limit, off).
+    ``defaults`` per context; a setting missing there takes ``default``. ``contexts``:
+    where front ends offer it (with ``offered``).
     """
 
     name: str
@@ -48,6 +50,18 @@ class Setting:
     defaults: Mapping[Context, Any] = field(default_factory=dict)
     editions: tuple[str, ...] = EDITIONS
     offered: bool = True  # shown by the lobby front ends (others are for the API and tests)
+    choices_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    contexts: tuple[Context, ...] = ("group", "private")
+
+    def choices_for(self, flags: Mapping[str, Any]) -> tuple[Any, ...]:
+        """The choices to offer given the lobby's other settings (``flags`` by name)."""
+        for flag, choices in self.choices_when.items():
+            if flags.get(flag) is True:
+                return choices
+        return self.choices
+
+    def offered_in(self, context: Context) -> bool:
+        return self.offered and context in self.contexts
 
     def default_for(self, context: Context) -> Any:
         return self.defaults.get(context, self.default)
@@ -92,8 +106,10 @@ class Setting:
             "choices": list(self.choices),
             "nullable": self.nullable,
             "editions": list(self.editions),
-            "offered": self.offered,
+            "offered": self.offered_in(context),
         }
+        if self.choices_when:
+            out["choices_when"] = {k: list(v) for k, v in self.choices_when.items()}
         if self.kind == "number":
             out.update(minimum=self.minimum, maximum=self.maximum, integer=self.integer)
         return out
@@ -106,19 +122,30 @@ def _option(name: str) -> Setting:
 
 SEAT_RANGE = (min(lo for lo, _ in PLAYERS.values()), max(hi for _, hi in PLAYERS.values()))
 
+HOUR = 3600
+# Slow mode (a busy group, a game over a day): turns of hours, one round unless chosen.
+SLOW_TURN_TIMES = (HOUR, 4 * HOUR, 12 * HOUR, 24 * HOUR)
+SLOW_TURN_TIME = 4 * HOUR  # what switching slow mode on sets, unless a turn time is given
+SLOW_ROUNDS = 1
+
 SCHEMA: tuple[Setting, ...] = (
     Setting("edition", "choice", "game", "classic", choices=EDITIONS),
     Setting("rounds", "choice", "option", 3, choices=(1, 2, 3)),
+    # A group game has a turn clock unless its creator turns it off: one idle player
+    # never stalls the table (warnings, a skip, then the computer takes the seat).
     Setting(
         "turn_time",
         "number",
         "setting",
         None,
-        choices=(30, 60, 120, 300, None),
+        choices=(30, 60, 90, 120, 300, None),
         minimum=5,
-        maximum=24 * 3600,
+        maximum=24 * HOUR,
         nullable=True,
+        defaults={"group": 90},
+        choices_when={"slow": SLOW_TURN_TIMES},
     ),
+    Setting("slow", "flag", "setting", False, choices=(False, True), contexts=("group",)),
     Setting("computer_level", "choice", "setting", "normal", choices=LEVELS),
     Setting("language", "choice", "setting", None, choices=(*LANGUAGES, None), nullable=True),
     *(_option(name) for name in (*CLASSIC_ONLY, "bounded_board")),
@@ -167,14 +194,23 @@ def options_for(edition: str) -> tuple[str, ...]:
     return tuple(s.name for s in OPTION_SETTINGS if s.applies_to(edition))
 
 
-def next_choice(name: str, current: Any) -> Any:
+def next_choice(name: str, current: Any, flags: Mapping[str, Any] | None = None) -> Any:
     """The choice after ``current`` (round and round; the first after an unknown value):
-    what a cycling lobby button sets next."""
-    choices = setting(name).choices
+    what a cycling lobby button sets next. ``flags``: the lobby's other settings by name
+    (``{"slow": True}`` steps through slow mode's turn times)."""
+    choices = setting(name).choices_for(flags or {})
     for i, choice in enumerate(choices):
         if type(choice) is type(current) and choice == current:
             return choices[(i + 1) % len(choices)]
     return choices[0]
+
+
+def pace(slow: bool, context: Context) -> dict[str, Any]:
+    """The turn time and rounds that come with switching slow mode on (or off: the
+    context's defaults), for whichever of them the lobby's creator did not choose."""
+    if slow:
+        return {"turn_time": SLOW_TURN_TIME, "rounds": SLOW_ROUNDS}
+    return {name: BY_NAME[name].default_for(context) for name in ("turn_time", "rounds")}
 
 
 def defaults(context: Context) -> dict[str, Any]:

@@ -33,6 +33,7 @@ class Seat:
     auto: bool = False  # the computer plays this human's seat (left or timed out)
     left: bool = False
     timeouts: int = 0  # consecutive timeouts
+    kicked: bool = False  # removed by the creator or an admin: no taking the seat back
 
     @property
     def by_computer(self) -> bool:
@@ -47,7 +48,14 @@ class Seat:
 
     def info(self, seat: int) -> SeatInfo:
         return SeatInfo(
-            seat, self.user_id, self.name, self.computer, self.auto, self.left, self.language
+            seat,
+            self.user_id,
+            self.name,
+            self.computer,
+            self.auto,
+            self.left,
+            self.language,
+            self.kicked,
         )
 
 
@@ -58,6 +66,7 @@ _SEAT_DEFAULTS: dict[str, Any] = {
     "auto": False,
     "left": False,
     "timeouts": 0,
+    "kicked": False,
 }
 
 
@@ -91,6 +100,17 @@ class Meta:
     created_ms: int = 0
     started_ms: int | None = None
     finished_ms: int | None = None
+    # Fields below are stored only when they differ from their default (_OPTIONAL), so a
+    # game that does not use them stores the same bytes as before they existed.
+    title: str | None = None  # the group's title when the lobby opened ("My games")
+    slow: bool = False  # slow mode: turns of hours, the board re-posted at each turn
+    kicked: list[int] = field(default_factory=list)  # removed from the lobby: may not rejoin
+    paused: bool = False  # by the creator or an admin: no deadline, no computer moves
+    paused_left_ms: int | None = None  # the actor's time (or the round pause) left at it
+    turn_began_ms: int | None = None  # the current human turn's clock started then...
+    turn_began_v: int | None = None  # ...with the commit of this version
+    turn_extended: bool = False  # its deadline was extended once (the bot's late prompt)
+    rematch: str | None = None  # a finished game: the lobby "play again" opened
 
     # -------------------------------------------------------------- serialisation
     def to_json(self) -> str:
@@ -102,7 +122,11 @@ class Meta:
         Built by hand rather than with ``dataclasses.asdict``, which deep-copies and cost
         more than the rest of a commit.
         """
-        data = {name: getattr(self, name) for name in _META_FIELDS}
+        data = {
+            name: value
+            for name in _META_FIELDS
+            if (value := getattr(self, name)) != _OPTIONAL.get(name, _ALWAYS)
+        }
         data["seats"] = [
             {
                 k: v
@@ -157,7 +181,17 @@ class Meta:
             value = getattr(self, name)
             object.__setattr__(new, name, _fresh(value) if type(value) in _CONTAINERS else value)
         new.seats = [
-            Seat(s.user_id, s.name, s.language, s.computer, s.level, s.auto, s.left, s.timeouts)
+            Seat(
+                s.user_id,
+                s.name,
+                s.language,
+                s.computer,
+                s.level,
+                s.auto,
+                s.left,
+                s.timeouts,
+                s.kicked,
+            )
             for s in self.seats
         ]
         return new
@@ -231,3 +265,8 @@ PACK_ABOVE = 128  # bytes of meta JSON
 META_ZDICT_1 = Path(__file__).with_name("meta_zdict_1.json").read_bytes()
 _META_FIELDS = tuple(f.name for f in fields(Meta))
 _SEAT_FIELDS = tuple(f.name for f in fields(Seat))
+_OPTIONAL: dict[str, Any] = {
+    f.name: f.default_factory() if callable(f.default_factory) else f.default
+    for f in fields(Meta)
+    if f.name in _META_FIELDS[_META_FIELDS.index("title") :]
+}

@@ -51,9 +51,11 @@ class ServiceError(Exception):
     """A lobby/game action that cannot be done; ``code`` is stable, adapters translate it.
 
     Codes: ``not_found``, ``chat_busy`` (``game_id`` holds the open game), ``not_creator``,
-    ``not_in_lobby``, ``already_started``, ``lobby_full``, ``not_seated``,
-    ``not_enough_players``, ``too_many_players``, ``invalid_config``, ``bad_setting``,
-    ``busy`` (too many concurrent changes, retry).
+    ``not_in_lobby``, ``already_started``, ``already_finished``, ``lobby_full``,
+    ``not_seated``, ``not_enough_players``, ``too_many_players``, ``invalid_config``,
+    ``bad_setting``, ``busy`` (too many concurrent changes, retry), ``kicked`` (removed
+    by the creator or an admin: no joining again, no taking the seat back),
+    ``not_started`` (pause/resume in a lobby), ``not_finished`` (play again before the end).
     """
 
     def __init__(self, code: str, message: str = "", **details: Any) -> None:
@@ -65,7 +67,8 @@ class ServiceError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class TurnWarning:
-    """Sent shortly before a human's turn deadline (see ``GameService.on_turn_warning``)."""
+    """Sent before a human's turn deadline (see ``GameService.on_turn_warning``), once per
+    warning of the turn (``core.service.clock.warnings``)."""
 
     game_id: str
     version: int
@@ -73,6 +76,7 @@ class TurnWarning:
     user_id: int
     deadline_ms: int
     chat: ChatKey | None
+    seconds_left: int = 0  # at this warning (30 and 10 in a short turn; hours in slow mode)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,7 @@ class SeatInfo:
     auto: bool  # a human's seat the computer plays now (left or timed out)
     left: bool
     language: str | None = None  # the joiner's client language (UserRef.language)
+    kicked: bool = False  # removed by the creator or an admin: stays out for the game
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +105,6 @@ class ServiceConfig:
     bot_ready_delay_s: float = 0.5
     round_pause_s: int = 30
     takeover_after: int = 2
-    warn_before_s: int = 15
     online_window_s: int = 120
     timer_interval_s: float = 0.2
     # A claimed timer whose firing worker died (or lost Redis) is retried after the lease.

@@ -9,7 +9,8 @@ import logging
 from typing import Any
 
 from core import engine
-from core.service import lobby, lobby_settings
+from core.service import chat_settings, lobby, lobby_settings
+from core.service.flow import GameFlow
 from core.service.meta import Meta, Seat
 from core.service.models import (
     ChatKey,
@@ -25,7 +26,7 @@ from core.store import Deadline, Keep
 log = logging.getLogger(__name__)
 
 
-class GameService(Timers, Queries):
+class GameService(GameFlow, Timers, Queries):
     """The API of CONTRACTS.md §3."""
 
     # ================================================================= lobby
@@ -34,21 +35,28 @@ class GameService(Timers, Queries):
         *,
         chat: ChatKey | None,
         creator: UserRef,
-        edition: str = "classic",
+        edition: str | None = None,
         options: dict[str, Any] | None = None,
         seats: int | None = None,
         computers: int = 0,
         level: str | None = None,
         settings: dict[str, Any] | None = None,
         autostart: bool = True,
+        title: str | None = None,
     ) -> dict[str, Any]:
         """A new lobby seating ``creator``; one open lobby or game per chat key.
 
-        ``seats`` caps the table (default: the edition's maximum); ``computers`` adds that
-        many computer seats; when they fill every seat but the creator's the game starts
-        at once (``autostart``), as the Mini App's "play against the computer" does.
+        A group's lobby starts from the settings of the last game started there (edition,
+        rounds, variants, turn time, slow mode, computer level), over the schema's
+        defaults; ``edition`` and the other arguments win over both. ``seats`` caps the
+        table (default: the edition's maximum); ``computers`` adds that many computer
+        seats; when they fill every seat but the creator's the game starts at once
+        (``autostart``), as the Mini App's "play against the computer" does. ``title``:
+        the group's title, kept with the game and its record ("My games").
         Raises ServiceError ``chat_busy`` (``details["game_id"]``) when the chat has one.
         """
+        last = await self._last_settings(chat) if edition is None else None
+        edition = edition or (last or {}).get("edition") or "classic"
         meta = Meta(
             game_id=new_game_id(),
             creator=creator.user_id,
@@ -57,17 +65,23 @@ class GameService(Timers, Queries):
             think_delay_s=self.config.think_delay_s,
             round_pause_s=self.config.round_pause_s,
             takeover_after=self.config.takeover_after,
+            title=chat_settings.clean_title(title),
         )
         meta.max_seats = lobby.limits(edition)[1] if edition in ("classic", "expansion") else 10
         meta.seats.append(Seat(creator.user_id, creator.name, creator.language))
-        wanted = self._lobby_defaults("group" if chat else "private", edition)
-        wanted["options"].update(options or {})
-        if level is not None:
-            wanted["computer_level"] = level
-        if seats is not None:
-            wanted["seats"] = seats
-        wanted.update(settings or {})
-        lobby.configure(meta, wanted)
+        given: dict[str, Any] = {"options": dict(options or {})}
+        given.update({"computer_level": level} if level is not None else {})
+        given.update({"seats": seats} if seats is not None else {})
+        given.update(settings or {})
+        context: lobby_settings.Context = "group" if chat else "private"
+        wanted = self._lobby_defaults(context, edition)
+        try:
+            lobby.configure(meta, chat_settings.overlay(wanted, last, given, edition, context))
+        except ServiceError:
+            if last is None:
+                raise
+            # the group's last settings no longer fit (the schema changed): the defaults
+            lobby.configure(meta, chat_settings.overlay(wanted, None, given, edition, context))
         for _ in range(computers):
             lobby.add_computer(meta)
         deadline = self._lobby_deadline(meta, self.now_ms())
@@ -144,15 +158,20 @@ class GameService(Timers, Queries):
             if not meta.started:
                 empty = lobby.remove_human(meta, user_id)
                 meta.cancelled = empty
+                if by != user_id and user_id not in meta.kicked:
+                    meta.kicked.append(user_id)  # a kick sticks: no joining again
                 return self._lobby_plan(meta)
             seat = meta.seat_of(user_id)
             if seat is None:
                 raise ServiceError("not_seated", "not playing in this game")
-            if meta.seats[seat].left or (
+            record = meta.seats[seat]
+            kick = by != user_id  # removed by the creator or an admin: it sticks
+            if (record.left and (record.kicked or not kick)) or (
                 loaded.state is not None and engine.phase(loaded.state) == "finished"
             ):
                 return None
-            meta.seats[seat].left = meta.seats[seat].auto = True
+            record.left = record.auto = True
+            record.kicked = record.kicked or kick
             if meta.active_humans() == 0:
                 meta.cancelled = True
                 deadline: Deadline | Keep | None = None
@@ -258,6 +277,8 @@ class GameService(Timers, Queries):
             if seat is None:
                 raise ServiceError("not_seated", "you have no seat in this game")
             record = meta.seats[seat]
+            if record.kicked:
+                raise ServiceError("kicked", "you were removed from this game")
             if not record.auto or meta.cancelled or loaded.state is None:
                 return None
             record.auto = record.left = False
@@ -289,7 +310,7 @@ class GameService(Timers, Queries):
             try:
                 return SubmitResult("ok", await self.take_seat_back(game_id, user_id))
             except ServiceError as exc:
-                if exc.code != "not_seated":
+                if exc.code not in ("not_seated", "kicked"):
                     raise
                 return SubmitResult("forbidden", await self.view(game_id, user_id), exc.code)
         async with self._lock(game_id):
@@ -319,6 +340,8 @@ class GameService(Timers, Queries):
             return SubmitResult("stale", self._view(loaded, user_id), "stale_version")
         if loaded.state is None or meta.cancelled:
             return SubmitResult("illegal", self._view(loaded, user_id), "wrong_phase")
+        if meta.paused:
+            return SubmitResult("illegal", self._view(loaded, user_id), "game_paused")
         if meta.seats[seat].auto:
             return SubmitResult("forbidden", self._view(loaded, user_id), "seat_taken_over")
         try:

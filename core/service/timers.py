@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from core import engine
+from core.service import clock
 from core.service.agents import choose, move_seed
 from core.service.core import ServiceCore
 from core.service.models import (
@@ -270,32 +271,52 @@ class Timers(ServiceCore):
                     return self._step(loaded, meta, seat, move)
                 except (engine.IllegalMove, engine.MoveFormatError):
                     log.exception("computer move refused in %s; timing out", loaded.game_id)
+        if seat is not None and not meta.seats[seat].by_computer:
+            extended = clock.forgiven(meta, loaded.presence, self.now_ms())
+            if extended is not None:  # the bot's prompt came late: no strike, more time
+                self._bump(loaded, meta)
+                return Plan(meta, state, [], extended, state_changed=False)
         change = self._step(loaded, meta, None, None)
         if seat is not None and not meta.seats[seat].by_computer:
             record = meta.seats[seat]
             record.timeouts += 1
             if record.timeouts >= meta.takeover_after:
                 record.auto = True  # the computer plays it until the player takes it back
-                change.deadline = self._deadline(meta, change.state, self.now_ms())
+                change.deadline = self._deadline(
+                    meta, change.state, self.now_ms(), loaded.version + 1
+                )
         return change
 
     async def _warn(self, claim: TimerClaim) -> None:
+        """One warning of a human's turn (claimed once); the turn's next warning, if any,
+        is armed before the handlers run, so a handler that fails loses only its own."""
         if not self._warning_handlers:
             return
         try:
-            loaded = await self._load(claim.game_id)
+            loaded = await self._load(claim.game_id, read_only=True)
         except ServiceError:
             return
-        if loaded.version != claim.version or loaded.state is None or loaded.deadline_ms is None:
+        deadline, meta = loaded.deadline_ms, loaded.meta
+        if loaded.version != claim.version or loaded.state is None or deadline is None:
             return
         seat = engine.actor(loaded.state)
-        if seat is None or loaded.meta.seats[seat].by_computer:
+        if seat is None or meta.seats[seat].by_computer or meta.turn_time is None:
             return
-        user_id = loaded.meta.seats[seat].user_id
-        if user_id is None:
+        user_id = meta.seats[seat].user_id
+        now = self.now_ms()
+        if user_id is None or deadline <= now:
             return
+        later = clock.next_warning(meta.turn_time, deadline, now)
+        if later is not None:
+            await self.store.arm_warning(claim.game_id, deadline, later)
         warning = TurnWarning(
-            claim.game_id, claim.version, seat, user_id, loaded.deadline_ms, loaded.meta.chat_key
+            claim.game_id,
+            claim.version,
+            seat,
+            user_id,
+            deadline,
+            meta.chat_key,
+            clock.seconds_left(deadline, now),
         )
         for handler in self._warning_handlers:
             try:

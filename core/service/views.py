@@ -26,6 +26,7 @@ def settings_view(meta: Meta) -> dict[str, Any]:
     lo, hi = PLAYERS.get(meta.edition, (2, 12))
     return {
         "turn_time": meta.turn_time,
+        "slow": meta.slow,
         "language": meta.language,
         "think_delay": meta.think_delay_s,
         "round_pause": meta.round_pause_s,
@@ -53,6 +54,7 @@ def _seat_flags(
         "computer": seat.by_computer,
         "away": seat.auto and not seat.computer,
         "left": seat.left,
+        "kicked": seat.kicked,
     }
     if (number := seat.computer_no) is not None:
         flags["computer_no"] = number  # clients name it "Computer n" in the reader's language
@@ -123,7 +125,14 @@ def lobby_view(
         "settings": settings_view(meta),
         # the auto-start countdown's end (ISO, UTC), while enough players sit
         "autostart_at": None if meta.cancelled else iso(meta.autostart_at),
+        **table_fields(meta),
     }
+
+
+def table_fields(meta: Meta) -> dict[str, Any]:
+    """The service's facts about the table in every view: the group's title, whether the
+    game is paused (no deadline then), and the lobby "play again" opened once it is over."""
+    return {"title": meta.title, "paused": meta.paused, "rematch": meta.rematch}
 
 
 def game_view(
@@ -157,10 +166,14 @@ def game_view(
             entry["version"] = meta.version_of_seq(seq)
     you = view.setdefault("you", {})
     you["creator"] = viewer is not None and viewer == meta.creator
+    if meta.paused:  # nothing to play until it resumes (taking a seat back is not a move)
+        view["legal_moves"] = []
     if seat is not None and meta.seats[seat].auto and not meta.cancelled:
-        view["legal_moves"] = [dict(TAKE_SEAT_BACK)] if view.get("status") != "finished" else []
+        back = view.get("status") != "finished" and not meta.seats[seat].kicked
+        view["legal_moves"] = [dict(TAKE_SEAT_BACK)] if back else []
     if meta.cancelled:
         view["legal_moves"] = []
     view["creator_seat"] = meta.seat_of(meta.creator)
     view["settings"] = settings_view(meta)
+    view.update(table_fields(meta))
     return view

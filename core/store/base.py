@@ -98,7 +98,10 @@ class GameStore(Protocol):
     ``overdue_ms`` makes a fallback poller that takes only turn deadlines overdue by more
     than that and not leased); ``timer_release`` gives back a turn claim whose firing
     failed, so it is retried at once; ``timer_done`` forgets a claimed deadline the caller
-    handled without a commit; ``sweep_timers`` (called every few seconds by every worker)
+    handled without a commit; ``arm_warning`` arms one more warning (at ``warn_ms``) before
+    the game's deadline if that is still ``deadline_ms`` (a turn warned twice: the next one
+    is armed when the previous one is claimed), claimed as the commit's own warning is;
+    ``sweep_timers`` (called every few seconds by every worker)
     repairs the timer index from the games' own records and returns how many entries it
     fixed — always 0 when the index cannot diverge (one process).
     """
@@ -160,6 +163,7 @@ class GameStore(Protocol):
         overdue_ms: int | None = None,
     ) -> list[TimerClaim]: ...
     async def timer_done(self, claim: TimerClaim) -> None: ...
+    async def arm_warning(self, game_id: str, deadline_ms: int, warn_ms: int) -> bool: ...
     async def timer_release(self, claim: TimerClaim) -> None: ...
     async def next_due_ms(self) -> int | None: ...
     async def sweep_timers(self) -> int: ...

@@ -175,6 +175,17 @@ redis.call('HSET', KEYS[1], 'lz', ARGV[3])
 return {1, tv}
 """
 
+# KEYS: rec (one game) ; ARGV: deadline_ms, warn_ms -> 1 armed | 0 (another deadline now)
+# Another warning before the same deadline (a turn warns more than once): armed in the
+# record only while the deadline it was meant for is still the game's, so a warning never
+# outlives its turn; it is then claimed like the commit's own (CLAIM_GAME deletes ``wl``).
+ARM_WARNING = """
+local dl = tonumber(redis.call('HGET', KEYS[1], 'dl'))
+if not dl or dl ~= tonumber(ARGV[1]) or not redis.call('HGET', KEYS[1], 'tv') then return 0 end
+redis.call('HSET', KEYS[1], 'wl', ARGV[2])
+return 1
+"""
+
 # KEYS: timers ; ARGV: triples op, member, score...
 #   'cas'  member score expected: set the hint to `score` if it is still `expected`
 #          (nobody re-armed it meanwhile); score '' removes it instead

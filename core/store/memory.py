@@ -301,6 +301,14 @@ class MemoryStore:
         if claim.lease_until is not None and self._timers.get(member) == claim.lease_until:
             del self._timers[member]
 
+    async def arm_warning(self, game_id: str, deadline_ms: int, warn_ms: int) -> bool:
+        game = self._game(game_id)
+        if game is None or game.timer_version is None or game.deadline_ms != int(deadline_ms):
+            return False
+        game.warn_ms = int(warn_ms)
+        self._hint(game_id, TIMER_WARN, game.warn_ms)
+        return True
+
     async def next_due_ms(self) -> int | None:
         return min(self._timers.values(), default=None)
 

@@ -241,12 +241,14 @@ class RedisStore:
         self._claim_game = client.register_script(lua.CLAIM_GAME)
         self._index_fix = client.register_script(lua.INDEX_FIX)
         self._timer_done = client.register_script(lua.TIMER_DONE)
+        self._arm_warning = client.register_script(lua.ARM_WARNING)
         self._scripts = (
             self._commit,
             self._create,
             self._claim_game,
             self._index_fix,
             self._timer_done,
+            self._arm_warning,
         )
         self._delete_if = client.register_script(lua.DELETE_IF)
         self._bucket = client.register_script(lua.TOKEN_BUCKET)
@@ -614,6 +616,18 @@ class RedisStore:
                 _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 
         await self._pipeline(build)
+
+    async def arm_warning(self, game_id: str, deadline_ms: int, warn_ms: int) -> bool:
+        """The record decides (see lua.ARM_WARNING); the hint goes in the same round trip,
+        and is harmless when the record refused: its claim finds no warning and drops it."""
+        args = [int(deadline_ms), int(warn_ms)]
+
+        def build(pipe: Pipeline) -> None:
+            _evalsha(pipe, self._arm_warning, [self.keys.game(game_id)], args)
+            pipe.zadd(self.keys.timers(), {timer_member(game_id, TIMER_WARN): int(warn_ms)})
+
+        armed, *_ = await self._pipeline(build)
+        return bool(armed)
 
     async def next_due_ms(self) -> int | None:
         first = await self.redis.zrange(self.keys.timers(), 0, 0, withscores=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,7 @@ async def running_bot(
     service_config: ServiceConfig | None = None,
     options: BotOptions | None = None,
     store: Any = None,
+    clock: Callable[[], int] | None = None,
     **settings_kw: Any,
 ) -> AsyncIterator[BotEnv]:
     store = store if store is not None else MemoryStore()
@@ -73,6 +74,7 @@ async def running_bot(
         or ServiceConfig(
             think_delay_s=0.05, bot_ready_delay_s=0.05, round_pause_s=2, timer_interval_s=0.05
         ),
+        clock=clock,  # the service's time (a test may move it on), in ms
     )
     settings = make_settings(api, **settings_kw)
     application = build_application(

@@ -760,8 +760,11 @@ class FakeUser:
         *,
         thread_id: int | None = None,
         reply_to: dict[str, Any] | None = None,
+        mention: FakeUser | None = None,
     ) -> dict[str, Any]:
         chat = self.api.chats[chat_id]
+        if mention is not None:  # a mention of a user picked from the list (no username)
+            text = f"{text} {mention.first_name}"
         msg: dict[str, Any] = {
             "message_id": next(self._msg_ids),
             "date": int(time.time()),
@@ -772,6 +775,16 @@ class FakeUser:
         if text.startswith("/"):
             length = len(text.split()[0])
             msg["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+        if mention is not None:
+            offset = len(text) - len(mention.first_name)  # (names here are BMP characters)
+            msg.setdefault("entities", []).append(
+                {
+                    "type": "text_mention",
+                    "offset": offset,
+                    "length": len(mention.first_name),
+                    "user": mention.to_dict(),
+                }
+            )
         if thread_id is not None:
             msg["message_thread_id"] = thread_id
             msg["is_topic_message"] = True
@@ -786,12 +799,16 @@ class FakeUser:
         *,
         thread_id: int | None = None,
         reply_to: dict[str, Any] | None = None,
+        mention: FakeUser | None = None,
     ) -> int:
-        """Send a message (a command when it starts with '/') in a chat; returns update_id."""
+        """Send a message (a command when it starts with '/') in a chat; returns update_id.
+        ``mention``: a text mention of that user at the end (``text_mention`` entity)."""
         if chat_id == self.id and text.startswith("/start"):
             self.started = True
         return self.api.push_update(
-            self.message_update(chat_id, text, thread_id=thread_id, reply_to=reply_to)
+            self.message_update(
+                chat_id, text, thread_id=thread_id, reply_to=reply_to, mention=mention
+            )
         )
 
     def press_start(self, payload: str | None = None) -> int:

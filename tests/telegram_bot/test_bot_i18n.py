@@ -39,6 +39,10 @@ SERVICE_CODES = (
     "stale_version",
     "bad_move",
     "already_finished",
+    "kicked",
+    "not_started",
+    "not_finished",
+    "game_paused",
 )
 ROLES = [
     getattr(engine_setup, n)

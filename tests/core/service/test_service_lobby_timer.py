@@ -51,7 +51,9 @@ async def test_countdown_runs_with_enough_players_and_starts_the_game(
     assert await service.fire_due() == 1
     view = await service.view(game_id, 1)
     assert view["status"] == "playing" and view["you"]["role"] is not None
-    assert view["turn_deadline"] is None  # no turn time: the lobby's timer is gone
+    # the lobby's timer is gone: the deadline is the first turn's (a group's 90 s clock)
+    record = await store.load(game_id)
+    assert record is not None and record.deadline_ms == clock.ms + 90_000
 
 
 async def test_lobby_autostarts_when_its_worker_is_gone(

@@ -198,19 +198,22 @@ async def test_round_over_pause_and_turn_warning(service: GameService, clock: Cl
         warnings.append(warning)
 
     service.on_turn_warning(on_warning)
-    game_id = await human_game(service, turn_time=40)
+    game_id = await human_game(service, turn_time=60)
     view = await service.view(game_id, None)
     user = await actor_user(service, game_id)
-    clock.advance(25)  # warning at 40 - 15 s
+    clock.advance(30)  # warnings at 30 s and at 10 s left
     assert await service.fire_due() == 1
-    assert [(w.game_id, w.user_id, w.version) for w in warnings] == [
-        (game_id, user, view["version"])
+    assert [(w.game_id, w.user_id, w.version, w.seconds_left) for w in warnings] == [
+        (game_id, user, view["version"], 30)
     ]
     assert await service.fire_due() == 0  # once
-    clock.advance(16)
+    clock.advance(20)
+    assert await service.fire_due() == 1
+    assert [w.seconds_left for w in warnings] == [30, 10]
+    clock.advance(11)
     assert await service.fire_due() == 1  # the timeout
     assert (await service.view(game_id, None))["version"] == view["version"] + 1
-    assert len(warnings) == 1
+    assert len(warnings) == 2
 
 
 async def test_duplicate_update_ids_processed_once(service: GameService) -> None:

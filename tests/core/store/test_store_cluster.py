@@ -58,6 +58,7 @@ async def test_every_script_call_is_single_slot(
         await store.set_adapter("g1", "board", "5")
         assert (await store.commit("g1", 1, "s", "m", ["x"], Deadline(t0, t0 - 1), ttl_s=TTL)).ok
         assert not (await store.commit("g1", 1, "s", "m", [], Deadline(t0), ttl_s=TTL)).ok
+        assert await store.arm_warning("g1", t0, t0 - 1)
         claims = await store.claim_due(t0 + 1000, lease_ms=1000)
         assert sorted(c.kind for c in claims) == ["t", "w"]
         await store.timer_done(next(c for c in claims if c.kind == "t"))
