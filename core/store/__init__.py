@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
 from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     KEEP,
@@ -20,17 +23,26 @@ from core.store.keys import Keys
 from core.store.memory import MemoryStore
 from core.store.redis_store import RedisStore
 
+# What a store call raises while Redis cannot be reached (a restart, a failover, a cut
+# network): the service retries a commit with its submission id, the API answers 503.
+STORE_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+
 
 def open_store(
     redis_url: str | None,
     *,
     prefix: str = "sab:",
     archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+    replica_wait_ms: int = 0,
 ) -> GameStore:
-    """Redis when a URL is configured, else the in-process store (one worker)."""
+    """Redis when a URL is configured (one node, or a Sentinel service: see
+    ``core/store/connection.py``), else the in-process store (one worker)."""
     if redis_url:
         return RedisStore.from_url(
-            redis_url, prefix=prefix, archive_retention_s=archive_retention_s
+            redis_url,
+            prefix=prefix,
+            archive_retention_s=archive_retention_s,
+            replica_wait_ms=replica_wait_ms,
         )
     return MemoryStore(archive_retention_s=archive_retention_s)
 
@@ -38,6 +50,7 @@ def open_store(
 __all__ = [
     "DEFAULT_ARCHIVE_RETENTION_S",
     "KEEP",
+    "STORE_UNAVAILABLE",
     "TIMER_TURN",
     "TIMER_WARN",
     "Change",
