@@ -109,9 +109,16 @@ class ServiceAdapter:
         return list(await self._call("games_for_user", user_id))
 
     async def submit(
-        self, game_id: str, user_id: int, move: dict[str, Any], version: int
+        self,
+        game_id: str,
+        user_id: int,
+        move: dict[str, Any],
+        version: int,
+        *,
+        submission_id: str | None = None,
     ) -> dict[str, Any]:
-        result = await self._call("submit", game_id, user_id, move, version)
+        extra = {} if submission_id is None else {"submission_id": submission_id}
+        result = await self._call("submit", game_id, user_id, move, version, **extra)
         return {
             "status": str(result.status),
             "view": getattr(result, "view", None),

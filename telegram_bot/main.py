@@ -76,6 +76,7 @@ def build_service(settings: Settings, role: TimerRole) -> GameService:
         settings.redis_url,
         prefix=settings.redis_prefix,
         archive_retention_s=settings.archive_retention_days * 86400,
+        replica_wait_ms=settings.redis_replica_wait_ms,
     )
     config = ServiceConfig(
         lobby_ttl_s=settings.lobby_idle_hours * 3600,

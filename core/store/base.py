@@ -123,6 +123,11 @@ class GameStore(Protocol):
     answers as the first did (``CommitResult.duplicate``) while the id is among the game's
     last ``SUBMISSIONS`` commits; ``submitted(game_id, id)`` is the version it got, or None.
 
+    Epochs: a store that fails over to a replica renumbers a game's versions once under
+    the new master (``core/store/lua.py``); ``renumbered_from(game_id)`` is the version the
+    game had before, until its next commit (None otherwise, and always in memory): a
+    move decided on that version was decided on the current state.
+
     Timers: ``claim_due`` hands out due deadlines (a turn deadline leased to this worker
     for ``lease_ms``, a warning once; ``kinds`` limits the kinds handed out, and
     ``overdue_ms`` makes a fallback poller that takes only turn deadlines overdue by more
@@ -160,6 +165,7 @@ class GameStore(Protocol):
         submission: str | None = None,
     ) -> CommitResult: ...
     async def submitted(self, game_id: str, submission: str) -> int | None: ...
+    async def renumbered_from(self, game_id: str) -> int | None: ...
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]: ...
     async def delete_game(self, game_id: str) -> None: ...
     async def touch(self, game_id: str, who: str, now_ms: int) -> None: ...

@@ -148,6 +148,16 @@ if not at then return false end
 return tonumber(string.match(sb, '^(%d+)', at + #ARGV[1] + 2))
 """
 
+# KEYS: rec -> the version the game had before a new master renumbered it (``pv``, kept
+# until the next commit) | false
+RENUMBERED_FROM = (
+    _adopt
+    + """
+if not adopt() then return false end
+return tonumber(redis.call('HGET', KEYS[1], 'pv'))
+"""
+)
+
 # KEYS: rec -> the game's version | false (no such game)
 VERSION = (
     _adopt
@@ -192,10 +202,17 @@ return {0, out}
 
 # KEYS: rec ; ARGV: state, meta, version, ttl_ms, deadline_ms|'' -> 1 created | 0 exists
 # A deadline is armed at the created version (a lobby's countdown or expiry), as COMMIT does.
+# A record that is exactly this one, unchanged since (a retry whose first reply was lost:
+# game ids are random, and the meta names its creation time), counts as created.
 CREATE = (
     _tag
     + """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local f = redis.call('HMGET', KEYS[1], 'v', 's', 'm', 'dl')
+  local same = f[1] == ARGV[3] and f[2] == ARGV[1] and f[3] == ARGV[2]
+  if same and (f[4] or '') == (ARGV[5] or '') then return 1 end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[3], 's', ARGV[1], 'm', ARGV[2], 'ri', master_tag())
 if ARGV[5] and ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'dl', ARGV[5], 'tv', ARGV[3])

@@ -94,8 +94,14 @@ class MemoryStore:
         deadline: Deadline | None = None,
     ) -> bool:
         check_game_id(game_id)
-        if self._game(game_id) is not None:
-            return False
+        if (existing := self._game(game_id)) is not None:  # a retry of this very create?
+            at = None if deadline is None else int(deadline.at_ms)
+            return (existing.version, existing.state, existing.meta, existing.deadline_ms) == (
+                version,
+                state,
+                meta,
+                at,
+            )
         game = _Game(version, state, meta, self._clock() + ttl_s)
         if deadline is not None:
             game.deadline_ms, game.timer_version = int(deadline.at_ms), version
@@ -167,6 +173,9 @@ class MemoryStore:
         sid = check_submission(submission)
         game = self._game(game_id)
         return None if game is None else game.submissions.get(sid)
+
+    async def renumbered_from(self, game_id: str) -> int | None:
+        return None  # one process: no failover, no other master
 
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
         game = self._game(game_id)

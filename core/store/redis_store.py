@@ -144,6 +144,7 @@ class RedisStore:
         self._load_cached = client.register_script(lua.LOAD_CACHED)
         self._version = client.register_script(lua.VERSION)
         self._submitted = client.register_script(lua.SUBMITTED)
+        self._renumbered_from = client.register_script(lua.RENUMBERED_FROM)
         # Per-worker cache of the big fields (state, meta) by game: a load sends the cached
         # version and lengths, and Redis leaves those fields out when they still match.
         self._big: OrderedDict[str, _Cached] = OrderedDict()
@@ -286,6 +287,10 @@ class RedisStore:
     async def submitted(self, game_id: str, submission: str) -> int | None:
         key = self.keys.game(game_id)
         raw = await self._run_script(self._submitted, [key], [check_submission(submission)])
+        return int(raw) if raw is not None else None
+
+    async def renumbered_from(self, game_id: str) -> int | None:
+        raw = await self._run_script(self._renumbered_from, [self.keys.game(game_id)], [])
         return int(raw) if raw is not None else None
 
     async def commit(

@@ -63,6 +63,7 @@ async def test_every_script_call_is_single_slot(
         assert not (await store.commit("g1", 1, "s", "m", [], Deadline(t0), ttl_s=TTL)).ok
         assert await store.submitted("g1", "a1") == 2
         assert await store.version("g1") == 2
+        assert await store.renumbered_from("g1") is None
         claims = await store.claim_due(t0 + 1000, lease_ms=1000)
         assert sorted(c.kind for c in claims) == ["t", "w"]
         await store.timer_done(next(c for c in claims if c.kind == "t"))

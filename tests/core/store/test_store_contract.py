@@ -29,6 +29,7 @@ async def test_create_load_roundtrip(store: GameStore) -> None:
     assert await store.version("nope") is None
     await make(store)
     assert not await store.create("g1", "x", "y", ttl_s=TTL)
+    assert await store.create("g1", '{"s":0}', '{"m":0}', ttl_s=TTL)  # a retry of the first
     record = await store.load("g1")
     assert record is not None
     assert (record.version, record.state, record.meta, record.deadline_ms) == (

@@ -132,12 +132,14 @@ async def test_a_record_written_by_another_master_is_renumbered(
         record = await store.load("g1")
         assert record is not None and record.version == 2 + gap
         assert await store.version("g1") == 2 + gap  # renumbered once, not on every read
+        assert await store.renumbered_from("g1") == 2
         stale = await store.commit("g1", 3, "s", "m", [], None, ttl_s=60)  # a lost number
         assert (stale.ok, stale.version, stale.renumbered) == (False, 2 + gap, False)
         same = await store.commit("g1", 2, "s", "m", [], None, ttl_s=60)  # the same state
         assert (same.ok, same.version, same.renumbered) == (False, 2 + gap, True)
         done = await store.commit("g1", 2 + gap, "s", "m", [], None, ttl_s=60, submission="x")
         assert done.ok and done.version == 3 + gap
+        assert await store.renumbered_from("g1") is None
         again = await store.commit("g1", 2, "s", "m", [], None, ttl_s=60)  # only until a commit
         assert (again.ok, again.renumbered) == (False, False)
         claims = await store.claim_due(t0 + 10**6)
