@@ -22,6 +22,10 @@ import redis
 
 from tests.load.harness import HOST, RedisServer, TlsFiles, _kill_group, free_port, wait_until
 
+TOPOLOGY_MARKER = (
+    "topology: starts its own Redis topology (Sentinel, TLS) or several app hosts, real "
+    "processes on free ports; part of ./dev test (pytest -m topology runs them alone)"
+)
 SERVICE = "sabmaster"
 DOWN_AFTER_MS = 500
 FAILOVER_TIMEOUT_MS = 2000

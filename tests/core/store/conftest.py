@@ -14,7 +14,7 @@ from redis.asyncio.connection import AbstractConnection
 from core.store import GameStore, MemoryStore, RedisStore
 from core.store.connection import Checked
 from tests.core.store.store_commands import CommandLog
-from tests.load.topology import SentinelTopology
+from tests.load.topology import TOPOLOGY_MARKER, SentinelTopology
 
 
 @pytest.fixture(autouse=True)
@@ -45,11 +45,7 @@ def redis_commands() -> Iterator[CommandLog]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "topology: starts its own Redis topology (Sentinel, TLS, several hosts) of real "
-        "processes on free ports; part of ./dev test (pytest -m topology runs them alone)",
-    )
+    config.addinivalue_line("markers", TOPOLOGY_MARKER)
 
 
 @pytest.fixture(scope="session")
