@@ -104,6 +104,9 @@ _DRIVER_INFO = DriverInfo()  # CLIENT SETINFO's name and version, read once per 
 POOL_MAX_CONNECTIONS = 512  # past saturation 64 made requests wait >10 s: 503s
 POOL_TIMEOUT_S = 10.0
 RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
+# the change feed's re-subscription backs off to this: a failover's new master is
+# announced within a second of being there (each try is one question to a sentinel)
+SUBSCRIBE_RETRY_MAX_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -666,7 +669,7 @@ class RedisStore:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+            delay = min(delay * 2, SUBSCRIBE_RETRY_MAX_S)
 
     def _dispatch(self, data: str) -> None:
         try:

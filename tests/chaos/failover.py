@@ -248,6 +248,14 @@ async def run_failover(
             timed = [await _computer_game(services[0]) for _ in range(computer_games)]
             stop = asyncio.Event()
             timer_loops = [asyncio.create_task(s.run_timers(stop)) for s in services[:2]]
+            heard: dict[str, int] = {}  # the change feed of one worker, through the failover
+
+            async def listen() -> None:
+                async for change in services[-1].listen_all():
+                    heard[change.game_id] = max(heard.get(change.game_id, 0), change.version)
+
+            listener = asyncio.create_task(listen())
+            await services[-1].store.start()
             players = [
                 asyncio.create_task(_player(run, services, g, stop, seed=i))
                 for i, g in enumerate(game_ids)
@@ -268,6 +276,11 @@ async def run_failover(
             timed_versions = [await services[0].version(g) for g in timed]
             stop.set()
             await asyncio.gather(*players, *timer_loops)
+            await asyncio.sleep(0.5)  # the last notices
+            finals = {g: await services[0].version(g) for g in game_ids}
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
         finally:
             for service in services:
                 with contextlib.suppress(Exception):
@@ -286,6 +299,11 @@ async def run_failover(
                 1 for v in timed_versions if v % lua.EPOCH_GAP > 0 and v > lua.EPOCH_GAP + 2
             ),
             "computer_games": len(timed),
+            # the change feed re-subscribed to the new master and announced every game's
+            # last version (a player's socket learns of it)
+            "games_last_version_announced": sum(
+                1 for g, v in finals.items() if heard.get(g, 0) >= v
+            ),
         }
         report.update(await _verify(url, prefix, run, game_ids, timed))
     return report

@@ -63,6 +63,7 @@ def assert_sound(report: dict[str, object]) -> None:
     assert report["first_move_ok_after_kill_s"] is not None, report
     assert report["computer_games_moving_after_failover"] == report["computer_games"], report
     assert report["renumbered_games"] == report["games"], report  # one epoch up, each
+    assert report["games_last_version_announced"] == report["games"] - report["computer_games"]
 
 
 async def test_failover_with_the_replica_wait_loses_no_acknowledged_move() -> None:
