@@ -23,6 +23,13 @@ another master renumbers the record (``adopt``): ``v`` and ``tv`` move up by
 ``EPOCH_GAP`` (one million: version ``e * 10**6 + n`` is commit ``n`` of epoch ``e``)
 above any number the old master can have handed out, and ``pv`` keeps the number it had,
 so a caller that decided on exactly that state may still commit (answer 3 of COMMIT).
+The scripts that adopt are those that write a version or hand one out to be announced or
+fired (COMMIT, VERSION — the change feed's resync after a failover asks it for every
+listened game —, CLAIM_GAME, TIMER_DONE, RENUMBERED_FROM), not the plain load: a game is
+renumbered by its first commit, claim or version read under the new master, and a load
+before that shows the old number with the old state (a commit made on it is renumbered
+then). Why not the load too: ``INFO replication`` costs a script ~3-10 µs of Redis CPU,
+a third of a load, and every GET of a view loads.
 
 Submissions (issue 20): every commit carries an id, kept with the last ``SUBMISSIONS``
 commits' versions in the record (``sb``: `` <id>:<version>`` entries, newest last). A
@@ -172,10 +179,7 @@ return v
 # -> false (no such game) | {1, every field} | {0, every field but s and m}
 # The worker's cached state and meta are still those of the record (same version, same
 # lengths: a version's state and meta never change): 0, and the big fields stay in Redis.
-LOAD_CACHED = (
-    _adopt
-    + """
-if not adopt() then return false end
+LOAD_CACHED = """
 local all = redis.call('HGETALL', KEYS[1])
 local v, ls, lm = nil, -1, -1
 for i = 1, #all, 2 do
@@ -198,7 +202,6 @@ for i = 1, #all, 2 do
 end
 return {0, out}
 """
-)
 
 # KEYS: rec ; ARGV: state, meta, version, ttl_ms, deadline_ms|'' -> 1 created | 0 exists
 # A deadline is armed at the created version (a lobby's countdown or expiry), as COMMIT does.

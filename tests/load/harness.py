@@ -154,6 +154,7 @@ class RedisServer:
         if self.workdir is None:
             self.workdir = Path(tempfile.mkdtemp(prefix="sab-redis-"))
             self._own_dir = True
+        self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.port:
             self.port = free_port()
         args = [

@@ -195,7 +195,8 @@ async def test_a_renumbered_game_takes_the_move_decided_on_the_same_state(
         user_id, move, version = await actor_move(service, game_id)
         await store.redis.hset(store.keys.game(game_id), "ri", "0ld0ld00")  # a failover
         gap = lua.EPOCH_GAP
-        seen = await service.view(game_id, None)  # a read adopts the new numbering
+        assert await service.version(game_id) == version + gap  # (as a socket's resync)
+        seen = await service.view(game_id, None)
         assert seen["version"] == version + gap
         assert seen["log"][-1]["version"] == version + gap  # (the move that made it)
         result = await service.submit(game_id, user_id, move, version)  # decided before
@@ -244,3 +245,25 @@ async def store_info(url: str) -> dict[str, Any]:
         return dict(await client.info("replication"))
     finally:
         await client.aclose()
+
+
+async def test_a_move_decided_before_any_renumbering_is_made_in_the_new_epoch(
+    redis_url: str, redis_prefix: str, redis_client: object
+) -> None:
+    """The load does not renumber (only commits, claims and version reads do): a view
+    read right after the failover shows the old number, and the move decided on it is
+    committed in the new epoch."""
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        service = GameService(store, FAST)
+        game_id, _ = await three_humans(service)
+        await store.redis.hset(store.keys.game(game_id), "ri", "0ld0ld00")
+        user_id, move, version = await actor_move(service, game_id)  # a load: old number
+        assert version < lua.EPOCH_GAP
+        result = await service.submit(game_id, user_id, move, version)
+        assert result.status == "ok", result
+        assert result.view is not None and result.view["version"] == version + lua.EPOCH_GAP + 1
+        log = await service.move_log(game_id)
+        assert [e["v"] for e in log] == [version + lua.EPOCH_GAP + 1]
+    finally:
+        await store.close()
