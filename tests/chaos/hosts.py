@@ -94,7 +94,8 @@ class CaddyProxy:
         for server in config["apps"]["http"]["servers"].values():
             server["listen"] = [f"{HOST}:{self.port}"]
             server["automatic_https"] = {"disable": True}
-            server.pop("logs", None)  # (the Caddyfile's access log: not needed here)
+            if not os.environ.get("LOAD_KEEP_LOGS"):
+                server.pop("logs", None)  # (the Caddyfile's access log: not needed here)
         path = self.workdir / "caddy.json"
         path.write_text(json.dumps(config))
         log = (self.workdir / "caddy.log").open("wb")
@@ -124,7 +125,7 @@ class CaddyProxy:
                 self.proc.kill()
                 self.proc.wait(5)
             self.proc = None
-        if self.workdir is not None:
+        if self.workdir is not None and not os.environ.get("LOAD_KEEP_LOGS"):
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     def __enter__(self) -> CaddyProxy:
@@ -215,7 +216,7 @@ async def _drive(
         connector=connector, timeout=aiohttp.ClientTimeout(total=30)
     ) as http:
         driver = Driver(Api(proxy.base_url, http), seed=7)
-        driver.move_retries = 3
+        driver.move_retries = 6
         fast = FastApi.for_base_url(proxy.base_url)
         driver.hot = fast
         out["setup_s"] = round(

@@ -322,6 +322,8 @@ class Driver:
         if not self.move_retries:
             return await self.hot.move(token, game.game_id, version, move)
         submission = f"{game.game_id}-{version}-{self.rng.getrandbits(48):012x}"
+        pause = 0.2  # doubling up to 2 s: ~7 s in all for 6 resends, longer than a proxy
+        # takes to leave a dead host out
         for attempt in range(self.move_retries + 1):
             last = attempt == self.move_retries
             try:
@@ -329,13 +331,12 @@ class Driver:
             except (aiohttp.ClientError, TimeoutError, ConnectionError):
                 if last:
                     raise
-                self.stats.moves_resent += 1
-                await asyncio.sleep(0.2)
-                continue
-            if reply.status not in (502, 503, 504) or last:
-                return reply
+            else:
+                if reply.status not in (502, 503, 504) or last:
+                    return reply
             self.stats.moves_resent += 1
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
         raise AssertionError("unreachable")
 
     def _finish(self, game: Game) -> None:
