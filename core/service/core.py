@@ -281,7 +281,7 @@ class ServiceCore:
                     raise ServiceError("not_found", "no such game")
                 return None
             # the reply was lost, or no replica confirmed the commit: the same commit again
-            if time.monotonic() + delay > give_up:
+            if result is not None and time.monotonic() + delay > give_up:
                 raise ServiceError("busy", "no replica confirmed the change in time; try again")
             self.commit_retries += 1
             await asyncio.sleep(delay)

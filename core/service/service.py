@@ -21,7 +21,7 @@ from core.service.models import (
 from core.service.queries import Queries
 from core.service.records import Loaded, Plan, new_game_id
 from core.service.timers import Timers
-from core.store import Deadline, Keep
+from core.store import EPOCH_GAP, Deadline, Keep
 
 log = logging.getLogger(__name__)
 
@@ -305,7 +305,8 @@ class GameService(Timers, Queries):
             if done is not None and done.reason == "stale_version":
                 if sid is not None and await self.store.submitted(game_id, sid) is not None:
                     return SubmitResult("ok", self._view(loaded, user_id))  # made already
-                if await self.store.renumbered_from(game_id) == expected_version:
+                newer_epoch = expected_version // EPOCH_GAP < loaded.version // EPOCH_GAP
+                if newer_epoch and await self.store.renumbered_from(game_id) == expected_version:
                     # a new master renumbered the very state the player saw (an epoch)
                     done = await self._submit_at(loaded, user_id, move, loaded.version, sid)
             if done is None:

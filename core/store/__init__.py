@@ -7,6 +7,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
+    EPOCH_GAP,
     KEEP,
     TIMER_TURN,
     TIMER_WARN,
@@ -49,6 +50,7 @@ def open_store(
 
 __all__ = [
     "DEFAULT_ARCHIVE_RETENTION_S",
+    "EPOCH_GAP",
     "KEEP",
     "STORE_UNAVAILABLE",
     "TIMER_TURN",

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 DEFAULT_ARCHIVE_RETENTION_S = 90 * 24 * 3600
 DEFAULT_LEASE_MS = 1_000
 SUBMISSIONS = 8  # submission ids a game's record remembers (its last commits')
+EPOCH_GAP = 1_000_000  # a new master renumbers a game this far up (core/store/lua.py)
 SUBMISSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 
 

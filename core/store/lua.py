@@ -37,9 +37,7 @@ retry whose first try was applied (its reply lost) finds its id and gets the ver
 got, instead of a false conflict.
 """
 
-from core.store.base import SUBMISSIONS
-
-EPOCH_GAP = 1_000_000
+from core.store.base import EPOCH_GAP, SUBMISSIONS
 
 # The record as the master running the script numbers it: returns the version (a number),
 # or nil when there is no such game. Inlined at the top of every script that reads or

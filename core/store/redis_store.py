@@ -46,7 +46,7 @@ from core.store.base import (
     TokenResult,
     check_submission,
 )
-from core.store.connection import CheckedConnection, connect
+from core.store.connection import connect
 from core.store.fanout import Fanout
 from core.store.keys import GAME_ID_RE, Keys, parse_timer_member, pref_owner, timer_member
 
@@ -97,7 +97,6 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
 
 # commands whose raw replies are what callers read (the lean path, see ``_lean``)
 _LEAN_COMMANDS = frozenset({"EVALSHA", "ZADD", "ZREM", "WAIT", "PUBLISH"})
-_CheckedConnection = CheckedConnection  # (the name before the store had several topologies)
 
 
 _DRIVER_INFO = DriverInfo()  # CLIENT SETINFO's name and version, read once per process
