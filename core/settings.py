@@ -47,6 +47,9 @@ class Settings:
     telegram_api_base_url: str | None = None
     redis_url: str | None = None
     redis_prefix: str = "sab:"
+    # > 0: a commit waits up to this many ms for a replica to have it before it is
+    # acknowledged (Redis WAIT); 0: acknowledged once the master has it
+    redis_replica_wait_ms: int = 0
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = 1
@@ -98,6 +101,7 @@ class Settings:
             telegram_api_base_url=opt("TELEGRAM_API_BASE_URL"),
             redis_url=opt("REDIS_URL"),
             redis_prefix=opt("REDIS_PREFIX") or "sab:",
+            redis_replica_wait_ms=max(0, min(60_000, _int(env, "REDIS_REPLICA_WAIT_MS", 0))),
             host=opt("HOST") or ("127.0.0.1" if not token else "0.0.0.0"),
             port=_int(env, "PORT", 8080),
             workers=max(1, _int(env, "WORKERS", 1)),

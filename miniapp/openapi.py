@@ -80,6 +80,7 @@ ERRORS = {
         "headers": {"Retry-After": {"schema": {"type": "integer"}}},
     },
 }
+SUBMISSION_ID_PATTERN = "^[A-Za-z0-9_-]{8,64}$"
 GAME_ID = {
     "name": "game_id",
     "in": "path",
@@ -332,13 +333,35 @@ def document() -> dict[str, Any]:
                 body={
                     "type": "object",
                     "required": ["version", "move"],
-                    "properties": {"version": {"type": "integer"}, "move": _ref("Move")},
+                    "properties": {
+                        "version": {"type": "integer"},
+                        "move": _ref("Move"),
+                        "submission_id": {
+                            "type": "string",
+                            "pattern": SUBMISSION_ID_PATTERN,
+                            "description": "Optional: the client's id of this move, the "
+                            "same on every retry of it (a UUID, say). A retry after a lost "
+                            "response (a timeout, a 502/503, a dropped connection) then "
+                            "answers 200 with the current view (its `version` that of the "
+                            "first answer, or later if the game moved on since) instead of "
+                            "409, and the move is made once. Remembered for the game's last "
+                            "8 changes; scoped to the signed-in user.",
+                        },
+                    },
                 },
                 extra={
                     "403": _err("not a seated player, or a server-only move"),
                     "404": _err("no such game"),
                     "409": _err("stale_version: the body's `view` is the current view"),
                     "422": _err("illegal_move: `reason` is the engine's reason code"),
+                    "503": {
+                        **_err(
+                            "store_unavailable, or busy (the store waits for a replica and "
+                            "none confirmed the move: it is made but not yet durable); retry "
+                            "with the same submission_id"
+                        ),
+                        "headers": {"Retry-After": {"schema": {"type": "integer"}}},
+                    },
                 },
             )
         },

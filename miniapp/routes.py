@@ -23,6 +23,7 @@ from miniapp.service_adapter import ServiceAdapter, user_ref
 
 log = logging.getLogger(__name__)
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+SUBMISSION_ID = re.compile(r"^[A-Za-z0-9_-]{8,64}$")  # openapi.SUBMISSION_ID_PATTERN
 SERVER_ONLY_MOVES = {"timeout", "apply_timeout"}
 
 
@@ -185,7 +186,14 @@ async def post_move(request: web.Request) -> web.Response:
         raise bad_request("'move' must be an object with a string 'type'", "bad_type")
     if move["type"] in SERVER_ONLY_MOVES or move.get("timeout") is True:
         raise forbidden("timeouts are made by the server only", "server_only_move")
-    result = await adapter(request).submit(game_id, session.user_id, move, version)
+    submission_id = body.get("submission_id")  # optional: makes the client's retry safe
+    if submission_id is not None and (
+        not isinstance(submission_id, str) or not SUBMISSION_ID.fullmatch(submission_id)
+    ):
+        raise bad_request("'submission_id' must be 8-64 characters of A-Z a-z 0-9 _ -", "bad_type")
+    result = await adapter(request).submit(
+        game_id, session.user_id, move, version, submission_id=submission_id
+    )
     status = result["status"]
     if status == "ok":
         return json_response(result["view"])

@@ -106,10 +106,18 @@ class ServiceAdapter:
             return await self.service.games_for_user(user_id)
 
     async def submit(
-        self, game_id: str, user_id: int, move: dict[str, Any], version: int
+        self,
+        game_id: str,
+        user_id: int,
+        move: dict[str, Any],
+        version: int,
+        *,
+        submission_id: str | None = None,
     ) -> dict[str, Any]:
         with translated():
-            result = await self.service.submit(game_id, user_id, move, version)
+            result = await self.service.submit(
+                game_id, user_id, move, version, submission_id=submission_id
+            )
         return {
             "status": result.status,
             "view": result.view,

@@ -76,6 +76,7 @@ def build_store(settings: Settings) -> GameStore:
         settings.redis_url,
         prefix=settings.redis_prefix,
         archive_retention_s=settings.archive_retention_days * 86400,
+        replica_wait_ms=settings.redis_replica_wait_ms,
     )
 
 

@@ -9,7 +9,9 @@ turn's deadline in the same atomic step (principle 5).
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import logging
 import secrets
 import time
@@ -36,9 +38,24 @@ from core.service.records import (
     encode_state,
 )
 from core.service.views import game_view, lobby_view
-from core.store import KEEP, Deadline, GameStore, Keep
+from core.store import KEEP, STORE_UNAVAILABLE, CommitResult, Deadline, GameStore, Keep
 
 log = logging.getLogger(__name__)
+
+COMMIT_RETRY_FIRST_S = 0.05  # a commit whose reply was lost is sent again after this,
+COMMIT_RETRY_MAX_S = 1.0  # doubling up to this, until ServiceConfig.commit_retry_s
+
+
+def new_submission_id() -> str:
+    """The id a commit is stored with (72 random bits): a retry finds its own write."""
+    return secrets.token_urlsafe(9)
+
+
+def client_submission_id(user_id: int, submission_id: str) -> str:
+    """The store's id for a client's ``submission_id``: scoped to the user (another
+    user's id never matches) and of a fixed size whatever the client sent."""
+    digest = hashlib.blake2b(f"{user_id}:{submission_id}".encode(), digest_size=9).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii")
 
 
 class ServiceCore:
@@ -64,6 +81,10 @@ class ServiceCore:
         self._recent: OrderedDict[str, tuple[Loaded, str]] = OrderedDict()
         self._warning_handlers: list[WarningHandler] = []
         self.fired = 0  # timers this process fired (tests, metrics)
+        # commits sent again with their submission id (reply lost, store unreachable or
+        # no replica confirmed), and how many of those found their first try applied
+        self.commit_retries = 0
+        self.commit_duplicates = 0
 
     # ================================================================= plumbing
     def now_ms(self) -> int:
@@ -100,6 +121,7 @@ class ServiceCore:
             raise ServiceError("not_found", "no such game")
         meta = self._meta_of(game_id, record.meta, fresh=not read_only)
         state = self._decode(game_id, record.state) if record.state else None
+        meta = _based(meta, record.version, state, shared=read_only)
         loaded = Loaded(
             game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
         )
@@ -121,10 +143,11 @@ class ServiceCore:
         if hit is None or hit[0].version != version or hit[0].state is None:
             return None
         old, meta_json = hit
+        meta = self._meta_of(game_id, meta_json)  # a fresh object: decisions mutate the meta
         return Loaded(
             game_id,
             version,
-            self._meta_of(game_id, meta_json),  # a fresh object: decisions mutate the meta
+            _based(meta, version, old.state, shared=False),
             old.state,
             old.state_json,
             old.deadline_ms,
@@ -212,28 +235,60 @@ class ServiceCore:
         state = engine.new_game(config, meta.seed)
         return Plan(meta, state, [], self._deadline(meta, state, self.now_ms(), loaded.version + 1))
 
-    async def _commit(self, loaded: Loaded, change: Plan) -> Loaded | None:
-        """Commit at ``loaded.version``; the new Loaded, or None on a version conflict."""
+    async def _commit(
+        self, loaded: Loaded, change: Plan, submission: str | None = None
+    ) -> Loaded | None:
+        """Commit at ``loaded.version``; the new Loaded, or None on a version conflict.
+
+        Exactly once across failures: the commit carries a submission id (``submission``,
+        or a new one). A commit whose reply was lost (a cut connection, a failover, the
+        store unreachable) is sent again with the same id until ``commit_retry_s``; if the
+        first try was applied, the store says so and the answer is the one the first try
+        would have had. A game renumbered by a new master since it was loaded (the same
+        state, see ``core/store/lua.py`` "Epochs") is committed again at its new number.
+        With a replica wait, a commit no replica confirmed is retried the same way, then
+        refused: ``ServiceError("busy")`` (applied on the master, not announced; a retry
+        with the same submission id answers once a replica has it).
+        """
         state_json = (
             encode_state(change.state)
             if change.state_changed and change.state is not None
             else loaded.state_json
         )
-        meta_json = change.meta.to_stored()
-        result = await self.store.commit(
-            loaded.game_id,
-            loaded.version,
-            state_json,
-            meta_json,
-            [movelog.encode(e) for e in change.log],
-            change.deadline,
-            ttl_s=self._ttl(change.meta, change.state),
-            presence=None if change.present is None else (str(change.present), self.now_ms()),
-        )
-        if not result.ok:
-            if result.version is None:
-                raise ServiceError("not_found", "no such game")
-            return None
+        sid = submission or new_submission_id()
+        expected = loaded.version
+        give_up = time.monotonic() + self.config.commit_retry_s
+        delay = COMMIT_RETRY_FIRST_S
+        while True:
+            meta_json = change.meta.to_stored()
+            try:
+                result = await self._send_commit(
+                    loaded.game_id, expected, state_json, meta_json, change, sid
+                )
+            except STORE_UNAVAILABLE:
+                if time.monotonic() + delay > give_up:
+                    raise
+                result = None
+            if result is not None and result.renumbered:
+                assert result.version is not None
+                _shift(change, result.version - expected)
+                expected = result.version
+                continue
+            if result is not None and result.ok and result.confirmed:
+                break
+            if result is not None and not result.ok:
+                if result.version is None:
+                    raise ServiceError("not_found", "no such game")
+                return None
+            # the reply was lost, or no replica confirmed the commit: the same commit again
+            if result is not None and time.monotonic() + delay > give_up:
+                raise ServiceError("busy", "no replica confirmed the change in time; try again")
+            self.commit_retries += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, COMMIT_RETRY_MAX_S)
+        if result.duplicate:
+            self.commit_duplicates += 1
+        assert result.version is not None
         if change.deadline is KEEP:
             deadline_ms = loaded.deadline_ms
         else:
@@ -245,7 +300,7 @@ class ServiceCore:
             presence = {**presence, str(change.present): self.now_ms()}
         new = Loaded(
             loaded.game_id,
-            loaded.version + 1,
+            result.version,
             change.meta,
             change.state,
             state_json,
@@ -255,6 +310,21 @@ class ServiceCore:
         self._keep_recent(new, meta_json)
         await self._after_commit(loaded, new)
         return new
+
+    async def _send_commit(
+        self, game_id: str, expected: int, state_json: str, meta_json: str, change: Plan, sid: str
+    ) -> CommitResult:
+        return await self.store.commit(
+            game_id,
+            expected,
+            state_json,
+            meta_json,
+            [movelog.encode(e) for e in change.log],
+            change.deadline,
+            ttl_s=self._ttl(change.meta, change.state),
+            presence=None if change.present is None else (str(change.present), self.now_ms()),
+            submission=sid,
+        )
 
     async def _mutate(
         self,
@@ -419,3 +489,32 @@ class ServiceCore:
         """Record a service-only commit after the start (keeps version ↔ seq mapping)."""
         if loaded.state is not None:
             meta.bumps.append(loaded.state.seq)
+
+
+def _based(meta: Meta, version: int, state: Any | None, *, shared: bool) -> Meta:
+    """The meta with ``base`` such that ``version_of_seq`` agrees with ``version``.
+
+    A started game's version is ``base + seq + len(bumps)`` (every commit after the start
+    is a move or a bump); a new master renumbers the record (``core/store/lua.py``
+    "Epochs") without touching the meta, so the base is re-derived from the record's own
+    version here: the log's versions then stay in the game's current numbering. A no-op
+    otherwise. ``shared``: ``meta`` is this worker's cached copy, never changed in place.
+    """
+    if state is None or not meta.started:
+        return meta
+    base = version - state.seq - len(meta.bumps)
+    if base == meta.base:
+        return meta
+    if shared:
+        meta = meta.copy()
+    meta.base = base
+    return meta
+
+
+def _shift(change: Plan, by: int) -> None:
+    """Move a decided change into a renumbered game's numbering (the same state)."""
+    for entry in change.log:
+        if isinstance(entry.get("v"), int):
+            entry["v"] += by
+    if change.meta.started:
+        change.meta.base += by

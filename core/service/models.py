@@ -121,3 +121,7 @@ class ServiceConfig:
     timer_fallback_after_ms: int = 1_000
     timer_fallback_interval_s: float = 0.15
     update_dedupe_ttl_s: int = 3600
+    # A commit whose reply was lost (Redis restarting, a failover, a cut connection) or
+    # that no replica confirmed (replica wait) is sent again with its submission id for
+    # this long (a Sentinel failover takes its down-after time plus ~1-2 s), then fails.
+    commit_retry_s: float = 15.0

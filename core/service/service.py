@@ -10,6 +10,7 @@ from typing import Any
 
 from core import engine
 from core.service import chat_settings, lobby, lobby_settings
+from core.service.core import client_submission_id
 from core.service.flow import GameFlow
 from core.service.meta import Meta, Seat
 from core.service.models import (
@@ -21,7 +22,7 @@ from core.service.models import (
 from core.service.queries import Queries
 from core.service.records import Loaded, Plan, new_game_id
 from core.service.timers import Timers
-from core.store import Deadline, Keep
+from core.store import EPOCH_GAP, Deadline, Keep
 
 log = logging.getLogger(__name__)
 
@@ -291,21 +292,36 @@ class GameService(GameFlow, Timers, Queries):
 
     # ================================================================= moves
     async def submit(
-        self, game_id: str, user_id: int, move: Any, expected_version: Any
+        self,
+        game_id: str,
+        user_id: int,
+        move: Any,
+        expected_version: Any,
+        *,
+        submission_id: str | None = None,
     ) -> SubmitResult:
-        """A player's move at the version they acted on (API.md ``POST .../moves``)."""
+        """A player's move at the version they acted on (API.md ``POST .../moves``).
+
+        ``submission_id``: the client's id of this submission (one per move it means to
+        make, the same on every retry). A retry after a lost answer finds the move it
+        made and answers ``ok`` again (with the current view) instead of ``stale``, while
+        the move is among the game's last few commits. Without one, the commit still
+        carries an id of its own (``ServiceCore._commit``)."""
         if (
             not isinstance(move, dict)
             or not isinstance(move.get("type"), str)
             or isinstance(expected_version, bool)
             or not isinstance(expected_version, int)
+            or not (submission_id is None or isinstance(submission_id, str))
         ):
             return SubmitResult(
                 "invalid",
                 None,
                 "bad_move",
-                "move must be an object with a type and version an integer",
+                "move must be an object with a type, version an integer "
+                "(and submission_id a string)",
             )
+        sid = None if submission_id is None else client_submission_id(user_id, submission_id)
         if move["type"] == "take_seat_back":
             try:
                 return SubmitResult("ok", await self.take_seat_back(game_id, user_id))
@@ -316,18 +332,31 @@ class GameService(GameFlow, Timers, Queries):
         async with self._lock(game_id):
             recent = self._recent_at(game_id, expected_version)
             if recent is not None:  # the usual case: no load, straight to the commit
-                result = await self._submit_at(recent, user_id, move, expected_version)
+                result = await self._submit_at(recent, user_id, move, expected_version, sid)
                 if result is not None and result.status == "ok":
                     return result
             # anything else is answered from a fresh load
-            done = await self._submit_at(await self._load(game_id), user_id, move, expected_version)
+            loaded = await self._load(game_id)
+            done = await self._submit_at(loaded, user_id, move, expected_version, sid)
+            if done is not None and done.reason == "stale_version":
+                if sid is not None and await self.store.submitted(game_id, sid) is not None:
+                    return SubmitResult("ok", self._view(loaded, user_id))  # made already
+                newer_epoch = expected_version // EPOCH_GAP < loaded.version // EPOCH_GAP
+                if newer_epoch and await self.store.renumbered_from(game_id) == expected_version:
+                    # a new master renumbered the very state the player saw (an epoch)
+                    done = await self._submit_at(loaded, user_id, move, loaded.version, sid)
             if done is None:
-                current = await self._load(game_id)
-                return SubmitResult("stale", self._view(current, user_id), "stale_version")
+                loaded = await self._load(game_id)
+                done = SubmitResult("stale", self._view(loaded, user_id), "stale_version")
             return done
 
     async def _submit_at(
-        self, loaded: Loaded, user_id: int, move: dict[str, Any], expected_version: int
+        self,
+        loaded: Loaded,
+        user_id: int,
+        move: dict[str, Any],
+        expected_version: int,
+        submission: str | None = None,
     ) -> SubmitResult | None:
         """Decide and commit a move on ``loaded``; None when the commit lost the race."""
         meta = loaded.meta
@@ -354,7 +383,7 @@ class GameService(GameFlow, Timers, Queries):
             return SubmitResult("invalid", self._view(loaded, user_id), "bad_move", str(exc))
         meta.seats[seat].timeouts = 0
         change.present = user_id
-        new = await self._commit(loaded, change)
+        new = await self._commit(loaded, change, submission)
         if new is None:
             return None
         return SubmitResult("ok", self._view(new, user_id))

@@ -7,6 +7,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
+    EPOCH_GAP,
     KEEP,
     TIMER_TURN,
     TIMER_WARN,
@@ -37,17 +38,23 @@ def open_store(
     *,
     prefix: str = "sab:",
     archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+    replica_wait_ms: int = 0,
 ) -> GameStore:
-    """Redis when a URL is configured, else the in-process store (one worker)."""
+    """Redis when a URL is configured (one node, or a Sentinel service: see
+    ``core/store/connection.py``), else the in-process store (one worker)."""
     if redis_url:
         return RedisStore.from_url(
-            redis_url, prefix=prefix, archive_retention_s=archive_retention_s
+            redis_url,
+            prefix=prefix,
+            archive_retention_s=archive_retention_s,
+            replica_wait_ms=replica_wait_ms,
         )
     return MemoryStore(archive_retention_s=archive_retention_s)
 
 
 __all__ = [
     "DEFAULT_ARCHIVE_RETENTION_S",
+    "EPOCH_GAP",
     "KEEP",
     "STORE_UNAVAILABLE",
     "TIMER_TURN",

@@ -9,12 +9,25 @@ service needs (principles 3, 5, 6, 9 of ARCHITECTURE.md). ``RedisStore`` and
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 DEFAULT_ARCHIVE_RETENTION_S = 90 * 24 * 3600
 DEFAULT_LEASE_MS = 1_000
+SUBMISSIONS = 8  # submission ids a game's record remembers (its last commits')
+EPOCH_GAP = 1_000_000  # a new master renumbers a game this far up (core/store/lua.py)
+SUBMISSION_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+def check_submission(submission: str | None) -> str:
+    """The id as the store keeps it ('' for none); refuses what could break the record."""
+    if submission is None:
+        return ""
+    if not SUBMISSION_RE.match(submission):
+        raise ValueError(f"bad submission id {submission!r}")
+    return submission
 
 
 class Keep(enum.Enum):
@@ -52,10 +65,23 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class CommitResult:
-    """``ok`` with the new version, or a conflict with the current one (None: no game)."""
+    """``ok`` with the new version, or a conflict with the current one (None: no game).
+
+    ``duplicate``: ``ok`` because this submission id was committed already (a retry after
+    a lost reply); ``version`` is the version that first commit got. ``renumbered``: not
+    ok, but the game's record was only renumbered since ``expected_version`` (a new
+    master took over: ``version`` is the same state's new number); the caller decided on
+    that state and may commit again at ``version``, its own version numbers moved up by
+    the difference. ``confirmed``: False when the store waits for a replica
+    (``replica_wait_ms``) and none confirmed the commit in time: it is applied on the
+    master but not yet announced (a retry with the same submission id waits again).
+    """
 
     ok: bool
     version: int | None
+    duplicate: bool = False
+    renumbered: bool = False
+    confirmed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +118,16 @@ class GameStore(Protocol):
 
     ``commit(..., presence=(who, now_ms))`` also records that ``who`` was present (the
     ``online`` flag) in the same atomic step, so a player's move costs no extra write.
+
+    ``commit(..., submission=id)`` stores the id with the commit (ids of
+    ``SUBMISSION_RE``): the same commit sent again with the same id (its reply was lost)
+    answers as the first did (``CommitResult.duplicate``) while the id is among the game's
+    last ``SUBMISSIONS`` commits; ``submitted(game_id, id)`` is the version it got, or None.
+
+    Epochs: a store that fails over to a replica renumbers a game's versions once under
+    the new master (``core/store/lua.py``); ``renumbered_from(game_id)`` is the version the
+    game had before, until its next commit (None otherwise, and always in memory): a
+    move decided on that version was decided on the current state.
 
     Timers: ``claim_due`` hands out due deadlines (a turn deadline leased to this worker
     for ``lease_ms``, a warning once; ``kinds`` limits the kinds handed out, and
@@ -130,7 +166,10 @@ class GameStore(Protocol):
         *,
         ttl_s: float,
         presence: tuple[str, int] | None = None,
+        submission: str | None = None,
     ) -> CommitResult: ...
+    async def submitted(self, game_id: str, submission: str) -> int | None: ...
+    async def renumbered_from(self, game_id: str) -> int | None: ...
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]: ...
     async def delete_game(self, game_id: str) -> None: ...
     async def touch(self, game_id: str, who: str, now_ms: int) -> None: ...

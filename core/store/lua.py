@@ -12,23 +12,104 @@ index (a sorted set in its own slot) only holds *hints* ``<game_id>|t`` / ``<gam
 when to look at the game; it is written in the same pipeline as the commit, and whoever
 claims a hint re-checks the game's hash (``CLAIM_GAME``) and fires, re-schedules to the true
 time or drops it. ``RedisStore.sweep_timers`` re-adds hints a crash or a lost write missed.
+
+Epochs (issue 20): a game's version numbers never repeat for two different states. A
+commit acknowledged by a master that dies before its replica has it is lost with its
+version number, which clients may have seen; the next commit on the promoted replica
+would reuse that number for another state. So every record remembers which master wrote
+it (``ri``: the first 8 characters of that master's replication id, which changes when a
+replica is promoted and when a master restarts); the first script of a game under
+another master renumbers the record (``adopt``): ``v`` and ``tv`` move up by
+``EPOCH_GAP`` (one million: version ``e * 10**6 + n`` is commit ``n`` of epoch ``e``)
+above any number the old master can have handed out, and ``pv`` keeps the number it had,
+so a caller that decided on exactly that state may still commit (answer 3 of COMMIT).
+The scripts that adopt are those that write a version or hand one out to be announced or
+fired (COMMIT, VERSION — the change feed's resync after a failover asks it for every
+listened game —, CLAIM_GAME, TIMER_DONE, RENUMBERED_FROM), not the plain load: a game is
+renumbered by its first commit, claim or version read under the new master, and a load
+before that shows the old number with the old state (a commit made on it is renumbered
+then). Why not the load too: ``INFO replication`` costs a script ~3-10 µs of Redis CPU,
+a third of a load, and every GET of a view loads.
+
+Submissions (issue 20): every commit carries an id, kept with the last ``SUBMISSIONS``
+commits' versions in the record (``sb``: `` <id>:<version>`` entries, newest last). A
+retry whose first try was applied (its reply lost) finds its id and gets the version it
+got, instead of a false conflict.
+"""
+
+from core.store.base import EPOCH_GAP, SUBMISSIONS
+
+# The record as the master running the script numbers it: returns the version (a number),
+# or nil when there is no such game. Inlined at the top of every script that reads or
+# writes a game's version (KEYS[1] is the game's record).
+_adopt = """
+local function adopt()
+  local f = redis.call('HMGET', KEYS[1], 'v', 'ri', 'tv')
+  if not f[1] then return nil end
+  local info = redis.call('INFO', 'replication')
+  local tag = string.sub(string.match(info, 'master_replid:(%w+)') or '', 1, 8)
+  local v = tonumber(f[1])
+  if f[2] == tag then return v end
+  if f[2] then
+    v = v + EPOCH_GAP
+    redis.call('HSET', KEYS[1], 'v', v, 'ri', tag, 'pv', f[1])
+    if f[3] then redis.call('HSET', KEYS[1], 'tv', tonumber(f[3]) + EPOCH_GAP) end
+  else
+    redis.call('HSET', KEYS[1], 'ri', tag)
+  end
+  return v
+end
+""".replace("EPOCH_GAP", str(EPOCH_GAP))
+
+# The replication id tag of the master running the script (CREATE: a new record's ``ri``).
+_tag = """
+local function master_tag()
+  local info = redis.call('INFO', 'replication')
+  return string.sub(string.match(info, 'master_replid:(%w+)') or '', 1, 8)
+end
 """
 
 # KEYS: rec, log, adapter (one game: one slot)
 # ARGV: expected, state, meta, ttl_ms, mode(keep|clear|set), deadline_ms, warn_ms|'', channel,
-#       game_id, n_log, presence field|'', presence ms, log entries...
+#       game_id, n_log, presence field|'', presence ms, submission id, publish (1|0),
+#       log entries...
 # -> {1, new_version} | {0, current_version} | {-1, 0} (no such game)
+#    | {2, version} this submission was committed already (a retry): the version it got
+#    | {3, current_version} renumbered from `expected` (a new master) with no commit since:
+#      the caller decided on this very state; it may commit again at `current_version`
 # The deadline is written into the record; the index hint is the client's business.
-COMMIT = """
-local cur = redis.call('HGET', KEYS[1], 'v')
+# publish 0: the caller publishes the change itself, after a replica confirmed it (WAIT).
+# A retry's answer 2 refreshes the TTL: a write, so a WAIT after it covers the first try.
+COMMIT = (
+    _adopt
+    + """
+local cur = adopt()
 if not cur then return {-1, 0} end
-cur = tonumber(cur)
-if cur ~= tonumber(ARGV[1]) then return {0, cur} end
+local sid = ARGV[13]
+if cur ~= tonumber(ARGV[1]) then
+  local sb = redis.call('HGET', KEYS[1], 'sb')
+  if sb and sid ~= '' then
+    local at = string.find(sb, ' ' .. sid .. ':', 1, true)
+    if at then
+      redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+      return {2, tonumber(string.match(sb, '^(%d+)', at + #sid + 2))}
+    end
+  end
+  if redis.call('HGET', KEYS[1], 'pv') == ARGV[1] then return {3, cur} end
+  return {0, cur}
+end
 local new = cur + 1
 local gid = ARGV[9]
-redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 'm', ARGV[3])
+if sid ~= '' then
+  local sb = (redis.call('HGET', KEYS[1], 'sb') or '') .. ' ' .. sid .. ':' .. new
+  local _, n = string.gsub(sb, ' ', ' ')
+  if n > SUBMISSIONS then sb = string.sub(sb, (string.find(sb, ' ', 2, true))) end
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 'm', ARGV[3], 'sb', sb)
+else
+  redis.call('HSET', KEYS[1], 'v', new, 's', ARGV[2], 'm', ARGV[3])
+end
 local n = tonumber(ARGV[10])
-if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 13, 12 + n)) end
+if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + n)) end
 if ARGV[11] ~= '' then redis.call('HSET', KEYS[1], ARGV[11], ARGV[12]) end
 local mode = ARGV[5]
 local dl = false
@@ -40,7 +121,7 @@ elseif mode == 'set' then
   dl = ARGV[6]
   if ARGV[7] ~= '' then wl = ARGV[7] end
 end
-redis.call('HDEL', KEYS[1], 'lz')
+redis.call('HDEL', KEYS[1], 'lz', 'pv')
 if dl then
   redis.call('HSET', KEYS[1], 'tv', new, 'dl', dl)
   if wl then
@@ -55,9 +136,42 @@ local ttl = tonumber(ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
-redis.call('PUBLISH', ARGV[8], '{"game_id":"' .. gid .. '","version":' .. new .. '}')
+if ARGV[14] == '1' then
+  redis.call('PUBLISH', ARGV[8], '{"game_id":"' .. gid .. '","version":' .. new .. '}')
+end
 return {1, new}
+""".replace("SUBMISSIONS", str(SUBMISSIONS))
+)
+
+# KEYS: rec ; ARGV: submission id -> the version its commit got | false (not among the
+# record's last SUBMISSIONS commits, or no such game)
+SUBMITTED = """
+local sb = redis.call('HGET', KEYS[1], 'sb')
+if not sb then return false end
+local at = string.find(sb, ' ' .. ARGV[1] .. ':', 1, true)
+if not at then return false end
+return tonumber(string.match(sb, '^(%d+)', at + #ARGV[1] + 2))
 """
+
+# KEYS: rec -> the version the game had before a new master renumbered it (``pv``, kept
+# until the next commit) | false
+RENUMBERED_FROM = (
+    _adopt
+    + """
+if not adopt() then return false end
+return tonumber(redis.call('HGET', KEYS[1], 'pv'))
+"""
+)
+
+# KEYS: rec -> the game's version | false (no such game)
+VERSION = (
+    _adopt
+    + """
+local v = adopt()
+if not v then return false end
+return v
+"""
+)
 
 # KEYS: rec ; ARGV: cached version|'', cached byte length of s, of m
 # -> false (no such game) | {1, every field} | {0, every field but s and m}
@@ -89,15 +203,25 @@ return {0, out}
 
 # KEYS: rec ; ARGV: state, meta, version, ttl_ms, deadline_ms|'' -> 1 created | 0 exists
 # A deadline is armed at the created version (a lobby's countdown or expiry), as COMMIT does.
-CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[3], 's', ARGV[1], 'm', ARGV[2])
+# A record that is exactly this one, unchanged since (a retry whose first reply was lost:
+# game ids are random, and the meta names its creation time), counts as created.
+CREATE = (
+    _tag
+    + """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local f = redis.call('HMGET', KEYS[1], 'v', 's', 'm', 'dl')
+  local same = f[1] == ARGV[3] and f[2] == ARGV[1] and f[3] == ARGV[2]
+  if same and (f[4] or '') == (ARGV[5] or '') then return 1 end
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[3], 's', ARGV[1], 'm', ARGV[2], 'ri', master_tag())
 if ARGV[5] and ARGV[5] ~= '' then
   redis.call('HSET', KEYS[1], 'dl', ARGV[5], 'tv', ARGV[3])
 end
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1
 """
+)
 
 # KEYS: rec, target hash ; ARGV: field, value -> 1 | 0 (no such game)
 # Writes a field of a hash that lives as long as the game (presence, adapter data).
@@ -154,8 +278,10 @@ return out
 # Second step of a claim: the game's own hash decides. A turn deadline is leased in the
 # hash (``lz``), so only one worker fires it until the lease runs out, whatever the index
 # says; a warning is claimed by deleting ``wl``, so it is handed out once.
-CLAIM_GAME = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {0, 0} end
+CLAIM_GAME = (
+    _adopt
+    + """
+if not adopt() then return {0, 0} end
 local now = tonumber(ARGV[2])
 local tv = tonumber(redis.call('HGET', KEYS[1], 'tv'))
 if ARGV[1] == 'w' then
@@ -174,6 +300,7 @@ if lz and lz > now then return {2, lz} end
 redis.call('HSET', KEYS[1], 'lz', ARGV[3])
 return {1, tv}
 """
+)
 
 # KEYS: rec (one game) ; ARGV: deadline_ms, warn_ms -> 1 armed | 0 (another deadline now)
 # Another warning before the same deadline (a turn warns more than once): armed in the
@@ -220,7 +347,10 @@ return 1
 # With a lease: a claim whose firing failed (the store went away mid-fire, say) gives its
 # lease back instead, so the next poll retries at once rather than when the lease runs
 # out. Only the holder's own lease is dropped (another worker may have claimed it since).
-TIMER_DONE = """
+TIMER_DONE = (
+    _adopt
+    + """
+if not adopt() then return 0 end
 if ARGV[2] then
   if tonumber(redis.call('HGET', KEYS[1], 'lz')) == tonumber(ARGV[2]) then
     redis.call('HDEL', KEYS[1], 'lz')
@@ -234,6 +364,7 @@ if tonumber(redis.call('HGET', KEYS[1], 'tv')) == tonumber(ARGV[1]) then
 end
 return 0
 """
+)
 
 # KEYS: key ; ARGV: expected -> 1 deleted | 0
 DELETE_IF = """

@@ -18,6 +18,7 @@ from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
     DEFAULT_LEASE_MS,
     KEEP,
+    SUBMISSIONS,
     TIMER_KINDS,
     TIMER_TURN,
     TIMER_WARN,
@@ -28,6 +29,7 @@ from core.store.base import (
     Keep,
     TimerClaim,
     TokenResult,
+    check_submission,
 )
 from core.store.fanout import Fanout
 from core.store.keys import check_game_id, parse_timer_member, pref_owner, timer_member
@@ -47,6 +49,7 @@ class _Game:
     warn_ms: int | None = None  # until the warning is claimed
     timer_version: int | None = None
     lease_until: int | None = None
+    submissions: dict[str, int] = field(default_factory=dict)  # id -> version, oldest first
 
 
 class MemoryStore:
@@ -91,8 +94,14 @@ class MemoryStore:
         deadline: Deadline | None = None,
     ) -> bool:
         check_game_id(game_id)
-        if self._game(game_id) is not None:
-            return False
+        if (existing := self._game(game_id)) is not None:  # a retry of this very create?
+            at = None if deadline is None else int(deadline.at_ms)
+            return (existing.version, existing.state, existing.meta, existing.deadline_ms) == (
+                version,
+                state,
+                meta,
+                at,
+            )
         game = _Game(version, state, meta, self._clock() + ttl_s)
         if deadline is not None:
             game.deadline_ms, game.timer_version = int(deadline.at_ms), version
@@ -123,14 +132,22 @@ class MemoryStore:
         *,
         ttl_s: float,
         presence: tuple[str, int] | None = None,
+        submission: str | None = None,
     ) -> CommitResult:
+        sid = check_submission(submission)
         game = self._game(game_id)
         if game is None:
             return CommitResult(False, None)
         if game.version != expected_version:
+            if sid in game.submissions:  # a retry of a commit that was applied
+                return CommitResult(True, game.submissions[sid], duplicate=True)
             return CommitResult(False, game.version)
         new = game.version + 1
         game.version, game.state, game.meta = new, state, meta
+        if sid:
+            game.submissions[sid] = new
+            while len(game.submissions) > SUBMISSIONS:
+                del game.submissions[next(iter(game.submissions))]
         game.log.extend(log_entries)
         if presence is not None:
             game.presence[presence[0]] = int(presence[1])
@@ -151,6 +168,14 @@ class MemoryStore:
         game.expires = self._clock() + ttl_s
         self._fanout.dispatch(Change(game_id, new))
         return CommitResult(True, new)
+
+    async def submitted(self, game_id: str, submission: str) -> int | None:
+        sid = check_submission(submission)
+        game = self._game(game_id)
+        return None if game is None else game.submissions.get(sid)
+
+    async def renumbered_from(self, game_id: str) -> int | None:
+        return None  # one process: no failover, no other master
 
     async def read_log(self, game_id: str, start: int = 0, end: int = -1) -> list[str]:
         game = self._game(game_id)

@@ -14,13 +14,14 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
+from redis.asyncio.sentinel import Sentinel
 from redis.commands.core import AsyncScript
 from redis.driver_info import DriverInfo
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -43,7 +44,9 @@ from core.store.base import (
     Keep,
     TimerClaim,
     TokenResult,
+    check_submission,
 )
+from core.store.connection import connect
 from core.store.fanout import Fanout
 from core.store.keys import GAME_ID_RE, Keys, parse_timer_member, pref_owner, timer_member
 
@@ -92,116 +95,17 @@ def anonymise(record: dict[str, Any], user_id: int) -> bool:
     return changed
 
 
-_pack: Callable[[tuple[Any, ...]], bytes] | None
-try:
-    from hiredis import pack_command as _hiredis_pack
-
-    _pack = _hiredis_pack
-except ImportError:  # (redis[hiredis] is a dependency; without it, redis-py packs)
-    _pack = None
-_LEAN_COMMANDS = frozenset({"EVALSHA", "ZADD", "ZREM"})  # raw replies = what callers read
-_PACKABLE = (str, bytes, int)  # exact types: a bool is an int but redis-py refuses it
-
-
-class _CheckedConnection(aioredis.Connection):
-    """A pooled connection that counts as dirty once its socket was closed under it.
-
-    The pool checks a connection on checkout (``can_read``: unread data, or EOF) and
-    replaces a dirty one. A connection *reset* by the peer (a cut network, a proxy, a
-    killed Redis that sent RST) is neither: its stream holds an exception, not EOF, so it
-    was handed out and failed its first command (``ConnectionError``, or uvloop's
-    ``RuntimeError: ... the handler is closed``) — every idle pooled connection once, for
-    seconds after the store was back (issue 8). Its transport says it is closed, though.
-    """
-
-    async def can_read(self) -> bool:
-        writer = self._writer
-        if writer is not None and writer.transport.is_closing():
-            return True  # the pool reconnects it before use
-        return await super().can_read()
-
-    def pack_command(self, *args: Any) -> list[bytes]:
-        """A command in Redis's wire format, packed by hiredis's C packer when every
-        argument is a ``str``, ``bytes`` or ``int`` (all the store's hot commands): the
-        same bytes as redis-py's packer (str as UTF-8, int in decimal; tested) for a
-        fraction of the CPU — ~75 → ~11 µs for a commit's EVALSHA with a 2 KB state.
-        Anything else (a float, a bool, a multi-word command name, another encoding)
-        takes redis-py's own path, with its errors."""
-        if (
-            _pack is not None
-            and args
-            and self.encoder.encoding == "utf-8"
-            and self.encoder.encoding_errors == "strict"
-            and not (isinstance(args[0], str) and " " in args[0])
-            and all(type(a) in _PACKABLE for a in args)
-        ):
-            return [_pack(args)]
-        return list(super().pack_command(*args))
-
-    async def send_packed_command(
-        self, command: bytes | str | Iterable[bytes], check_health: bool = True
-    ) -> None:
-        """uvloop refuses a write on a transport closed meanwhile with ``RuntimeError``
-        (the standard loop: an ``OSError``, which redis-py maps): nothing was sent, so it
-        is a connection error like any other — a 503 for the API, an outage for the
-        timers — not a bug (redis-py has already dropped the connection)."""
-        try:
-            writer = self._writer
-            if (
-                self.socket_timeout
-                and not self.health_check_interval  # (0 here: no PING before a command)
-                and writer is not None
-                and self.is_connected
-                and not writer.transport.is_closing()
-                and not writer.transport.get_write_buffer_size()
-            ):
-                await self._send_unbuffered(writer, command)
-            else:
-                await super().send_packed_command(command, check_health)
-        except RuntimeError as exc:
-            if "closed" not in str(exc):
-                raise
-            raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
-
-    async def _send_unbuffered(
-        self,
-        writer: asyncio.StreamWriter,
-        command: bytes | str | Iterable[bytes],
-    ) -> None:
-        """The write of a command when nothing is waiting in the socket's buffer (nearly
-        always: a command is a few KB at most), without redis-py's ``asyncio.wait_for``.
-
-        Why: ``wait_for`` wraps every write in a new task (Python 3.11) although the write
-        goes straight to the kernel and ``drain()`` returns at once; at ~2 commands per move
-        that task was a measurable share of a worker's CPU (issue 8). The write timeout
-        still applies whenever it can matter: if the write left bytes in the buffer (the
-        kernel's socket buffer is full: Redis is not reading), the drain is bounded by
-        ``socket_timeout`` exactly as redis-py bounds it. Errors map as in redis-py."""
-        if isinstance(command, str):
-            command = command.encode()
-        if isinstance(command, bytes):
-            command = [command]
-        try:
-            writer.writelines(command)
-            if writer.transport.get_write_buffer_size():
-                await asyncio.wait_for(writer.drain(), self.socket_timeout)
-            else:
-                await writer.drain()  # nothing buffered: returns at once (or raises if lost)
-        except TimeoutError:
-            await self.disconnect(nowait=True)
-            raise RedisTimeoutError("Timeout writing to socket") from None
-        except OSError as exc:
-            await self.disconnect(nowait=True)
-            raise RedisConnectionError(f"Error while writing to socket: {exc}") from exc
-        except BaseException:
-            await self.disconnect(nowait=True)
-            raise
+# commands whose raw replies are what callers read (the lean path, see ``_lean``)
+_LEAN_COMMANDS = frozenset({"EVALSHA", "ZADD", "ZREM", "WAIT", "PUBLISH"})
 
 
 _DRIVER_INFO = DriverInfo()  # CLIENT SETINFO's name and version, read once per process
 POOL_MAX_CONNECTIONS = 512  # past saturation 64 made requests wait >10 s: 503s
 POOL_TIMEOUT_S = 10.0
 RECORD_CACHE_SIZE = 4096  # games whose stored state/meta strings a worker keeps
+# the change feed's re-subscription backs off to this: a failover's new master is
+# announced within a second of being there (each try is one question to a sentinel)
+SUBSCRIBE_RETRY_MAX_S = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,14 +130,23 @@ class RedisStore:
         *,
         prefix: str = "sab:",
         archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+        replica_wait_ms: int = 0,
+        sentinel: Sentinel | None = None,
     ) -> None:
         self.redis = client
         self.keys = Keys(prefix)
         self.archive_retention_s = archive_retention_s
+        # > 0: a commit waits this long for one replica to have it (WAIT, on the commit's
+        # connection) and is announced only once one has (CommitResult.confirmed)
+        self.replica_wait_ms = max(0, int(replica_wait_ms))
+        self._sentinel = sentinel  # the manager of a Sentinel client (closed with it)
         self._commit = client.register_script(lua.COMMIT)
         self._create = client.register_script(lua.CREATE)
         self._hset_alive = client.register_script(lua.HSET_ALIVE)
         self._load_cached = client.register_script(lua.LOAD_CACHED)
+        self._version = client.register_script(lua.VERSION)
+        self._submitted = client.register_script(lua.SUBMITTED)
+        self._renumbered_from = client.register_script(lua.RENUMBERED_FROM)
         # Per-worker cache of the big fields (state, meta) by game: a load sends the cached
         # version and lengths, and Redis leaves those fields out when they still match.
         self._big: OrderedDict[str, _Cached] = OrderedDict()
@@ -267,9 +180,13 @@ class RedisStore:
         *,
         prefix: str = "sab:",
         archive_retention_s: int = DEFAULT_ARCHIVE_RETENTION_S,
+        replica_wait_ms: int = 0,
         **client_kwargs: Any,
     ) -> RedisStore:
-        """A client whose pool makes a burst of requests wait for a connection.
+        """A client of one Redis (``redis://``, ``rediss://``, ``unix://``) or of the master
+        of a Sentinel service (``redis+sentinel://``, ``rediss+sentinel://``; the URL
+        grammar: ``core/store/connection.py``), every one with the store's checked
+        connections, and a pool that makes a burst of requests wait for a connection.
 
         redis-py's default pool raises once ``max_connections`` are busy, which turns a
         burst of concurrent requests into errors; a blocking pool queues them (up to
@@ -283,8 +200,10 @@ class RedisStore:
         failed one after another for seconds after Redis was back (issue 8). With the
         check, a dead connection is replaced before it is used.
         """
-        max_connections = int(client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS))
-        pool_timeout = float(client_kwargs.pop("pool_timeout", POOL_TIMEOUT_S))
+        client_kwargs["max_connections"] = int(
+            client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS)
+        )
+        client_kwargs["timeout"] = float(client_kwargs.pop("pool_timeout", POOL_TIMEOUT_S))
         client_kwargs.setdefault(
             "maint_notifications_config", MaintNotificationsConfig(enabled=False)
         )
@@ -293,17 +212,15 @@ class RedisStore:
         # time, ~4 ms of CPU per new connection; a burst that grows the pool paid it
         # hundreds of times, in the middle of the requests it was serving (issue 8).
         client_kwargs.setdefault("driver_info", _DRIVER_INFO)
-        if url.startswith("redis://"):  # (rediss:// and unix:// pick their own classes)
-            client_kwargs.setdefault("connection_class", _CheckedConnection)
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url,
-            decode_responses=True,
-            max_connections=max_connections,
-            timeout=pool_timeout,
-            **client_kwargs,
+        client_kwargs["decode_responses"] = True
+        client, sentinel = connect(url, **client_kwargs)
+        return cls(
+            client,
+            prefix=prefix,
+            archive_retention_s=archive_retention_s,
+            replica_wait_ms=replica_wait_ms,
+            sentinel=sentinel,
         )
-        client = aioredis.Redis.from_pool(pool)  # the client owns (and closes) the pool
-        return cls(client, prefix=prefix, archive_retention_s=archive_retention_s)
 
     # ------------------------------------------------------------------ live games
     async def create(
@@ -368,11 +285,16 @@ class RedisStore:
             self._big.popitem(last=False)
 
     async def version(self, game_id: str) -> int | None:
+        raw = await self._run_script(self._version, [self.keys.game(game_id)], [])
+        return int(raw) if raw is not None else None
+
+    async def submitted(self, game_id: str, submission: str) -> int | None:
         key = self.keys.game(game_id)
-        try:
-            (raw,) = await self._lean([("HGET", key, "v")])
-        except (RedisConnectionError, RedisTimeoutError):
-            raw = await self.redis.hget(key, "v")  # redis-py's path, with its retry
+        raw = await self._run_script(self._submitted, [key], [check_submission(submission)])
+        return int(raw) if raw is not None else None
+
+    async def renumbered_from(self, game_id: str) -> int | None:
+        raw = await self._run_script(self._renumbered_from, [self.keys.game(game_id)], [])
         return int(raw) if raw is not None else None
 
     async def commit(
@@ -386,11 +308,14 @@ class RedisStore:
         *,
         ttl_s: float,
         presence: tuple[str, int] | None = None,
+        submission: str | None = None,
     ) -> CommitResult:
+        wait_ms = self.replica_wait_ms
         args: list[Any] = [expected_version, state, meta, int(ttl_s * 1000)]
         args += _deadline_args(deadline)
         args += [self.keys.channel(), game_id, len(log_entries)]
         args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
+        args += [check_submission(submission), 0 if wait_ms else 1]
         args += log_entries
         hints = self._hints(game_id, deadline)
         timers = self.keys.timers()
@@ -398,7 +323,9 @@ class RedisStore:
 
         # One round trip: the commit script (the game's slot) and the index hints (the
         # index's slot) in one non-transactional pipeline. The hints are written even if
-        # the commit loses; then they are undone below (the loser's extra trip).
+        # the commit loses; then they are undone below (the loser's extra trip). With a
+        # replica wait, WAIT ends the same pipeline (it waits for this connection's
+        # writes), and the change is published only once a replica has it.
         def build(pipe: Pipeline) -> None:
             _evalsha(pipe, self._commit, self.keys.game_keys(game_id), args)
             for member, score in hints:
@@ -411,14 +338,31 @@ class RedisStore:
                 # the old version (its claim is now stale), the hint sits at that worker's
                 # lease: "look now" instead, and the claim finds the kept deadline.
                 pipe.zadd(timers, {turn: _now_ms()}, xx=True, lt=True)
+            if wait_ms:
+                pipe.execute_command("WAIT", 1, wait_ms)
 
-        (status, version), *_ = await self._pipeline(build)
-        if status != 1 and hints:
+        replies = await self._pipeline(build)
+        status, version = (int(x) for x in replies[0])
+        if status != 1 and hints:  # a loser's, a retry's or a renumbered game's: undone
             await self._undo_hints(hints)
-        if status == 1:
-            self._remember(game_id, _Cached.of(int(version), state, meta))
-            return CommitResult(True, int(version))
-        return CommitResult(False, int(version) if status == 0 else None)
+        if status in (1, 2):
+            confirmed = not wait_ms or int(replies[-1]) >= 1
+            if confirmed and wait_ms:
+                await self._publish(game_id, version)
+            self._remember(game_id, _Cached.of(version, state, meta))
+            return CommitResult(True, version, duplicate=status == 2, confirmed=confirmed)
+        if status == 3:
+            return CommitResult(False, version, renumbered=True)
+        return CommitResult(False, version if status == 0 else None)
+
+    async def _publish(self, game_id: str, version: int) -> None:
+        """The change notice of a commit a replica confirmed (a lost notice only delays
+        listeners: their resync, and the sockets' own, read the version)."""
+        payload = orjson.dumps({"game_id": game_id, "version": version}).decode()
+        try:
+            await self._lean([("PUBLISH", self.keys.channel(), payload)])
+        except RedisError as exc:
+            log.warning("change notice of %s v%s not sent: %s", game_id, version, exc)
 
     def _hints(
         self, game_id: str, deadline: Deadline | Keep | None
@@ -738,7 +682,7 @@ class RedisStore:
             with contextlib.suppress(Exception):
                 await pubsub.aclose()
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 5.0)
+            delay = min(delay * 2, SUBSCRIBE_RETRY_MAX_S)
 
     def _dispatch(self, data: str) -> None:
         try:
@@ -750,11 +694,12 @@ class RedisStore:
         self._fanout.dispatch(change)
 
     async def _resync(self) -> None:
-        """Notices sent while disconnected are gone: announce what each game is at now."""
+        """Notices sent while disconnected are gone: announce what each game is at now
+        (after a failover: in the new master's numbering, see ``lua.py`` "Epochs")."""
         for game_id in self._fanout.games:
-            version = await self.redis.hget(self.keys.game(game_id), "v")
+            version = await self.version(game_id)
             if version is not None:
-                self._fanout.dispatch(Change(game_id, int(version)))
+                self._fanout.dispatch(Change(game_id, version))
 
     # ------------------------------------------------------------- finished games
     async def archive(
@@ -921,3 +866,5 @@ class RedisStore:
                 await self._sub_task
             self._sub_task = None
         await self.redis.aclose()
+        if self._sentinel is not None:
+            await self._sentinel.aclose()

@@ -13,6 +13,8 @@ from typing import Any
 
 from redis.asyncio.connection import AbstractConnection
 
+from core.store.connection import Checked
+
 
 @dataclass(slots=True)
 class RoundTripCounter:
@@ -21,24 +23,22 @@ class RoundTripCounter:
 
 @contextlib.contextmanager
 def count_round_trips() -> Iterator[RoundTripCounter]:
-    from core.store.redis_store import _CheckedConnection  # (imports this module's users)
-
     counter = RoundTripCounter()
     original = AbstractConnection.send_packed_command
-    unbuffered = _CheckedConnection._send_unbuffered  # the store's own write path
+    unbuffered = Checked._send_unbuffered  # the store's own write path (every topology)
 
     async def counting(self: AbstractConnection, command: Any, check_health: bool = True) -> None:
         counter.count += 1
         await original(self, command, check_health)
 
-    async def counting_unbuffered(self: _CheckedConnection, writer: Any, command: Any) -> None:
+    async def counting_unbuffered(self: Checked, writer: Any, command: Any) -> None:
         counter.count += 1
         await unbuffered(self, writer, command)
 
     AbstractConnection.send_packed_command = counting  # type: ignore[method-assign]
-    _CheckedConnection._send_unbuffered = counting_unbuffered  # type: ignore[method-assign]
+    Checked._send_unbuffered = counting_unbuffered  # type: ignore[method-assign]
     try:
         yield counter
     finally:
         AbstractConnection.send_packed_command = original  # type: ignore[method-assign]
-        _CheckedConnection._send_unbuffered = unbuffered  # type: ignore[method-assign]
+        Checked._send_unbuffered = unbuffered  # type: ignore[method-assign]

@@ -6,6 +6,8 @@ Scenarios (full-run defaults; see docs/benchmarks/load.md for the measured figur
     python -m tests.chaos redis-restart   # kill -9 Redis (AOF, fsync always) and restart it
     python -m tests.chaos redis-drop      # cut worker<->Redis at a proxy; CLIENT KILL
     python -m tests.chaos duplicates      # webhook update x N concurrently; move x 100
+    python -m tests.chaos failover        # Sentinel: kill -9 the Redis master mid-stream
+    python -m tests.chaos hosts           # two app hosts behind Caddy: kill -9 one of them
 
 Every run plays human games through the API and timer-driven games (a silent human with
 a 5 s turn time and two computer seats), then checks: no game lost or corrupted (the log
@@ -34,7 +36,10 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scenario", choices=["kill", "redis-restart", "redis-drop", "duplicates"])
+    p.add_argument(
+        "scenario",
+        choices=["kill", "redis-restart", "redis-drop", "duplicates", "failover", "hosts"],
+    )
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--games", type=int, default=200)
     p.add_argument("--timed-games", type=int, default=40)
@@ -57,11 +62,42 @@ def parser() -> argparse.ArgumentParser:
         default=0,
         help="workaround for the store's pool limit (see python -m tests.load -h)",
     )
+    p.add_argument(
+        "--replica-wait-ms",
+        type=int,
+        default=0,
+        help="failover: REDIS_REPLICA_WAIT_MS of the workers (0: no wait)",
+    )
+    p.add_argument(
+        "--seconds", type=float, default=None, help="failover/hosts: seconds after the fault"
+    )
     p.add_argument("--out", type=Path, default=None)
     return p
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    if args.scenario == "failover":
+        from tests.chaos.failover import run_failover
+
+        return await run_failover(
+            replica_wait_ms=args.replica_wait_ms,
+            games=args.games,
+            computer_games=args.timed_games,
+            workers=args.workers,
+            before_s=args.every or 3.0,
+            after_s=args.seconds or 5.0,
+        )
+    if args.scenario == "hosts":
+        from tests.chaos.hosts import run_hosts
+
+        return await run_hosts(
+            workers=args.workers,
+            games=args.games,
+            timed_games=args.timed_games,
+            rate=args.rate,
+            before_s=args.every or 10.0,
+            after_s=args.seconds or 20.0,
+        )
     cfg = LoadConfig(
         workers=args.workers,
         games=args.games,
@@ -106,6 +142,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def verdict(report: dict[str, Any]) -> bool:
+    if "made_twice" in report:  # failover
+        return (
+            report["games_corrupted"] == 0
+            and report["made_twice"] == 0
+            and report["log_entries_of_no_submission"] == 0
+            and (report["replica_wait_ms"] == 0 or report["acknowledged_then_lost"] == 0)
+        )
     if "integrity" not in report:
         return bool(report.get("ok"))
     integrity, timers = report["integrity"], report["timers"]

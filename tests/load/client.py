@@ -117,13 +117,18 @@ class Api:
     async def view(self, token: str, game_id: str) -> Reply:
         return await self.call("GET", f"/api/games/{game_id}", token=token)
 
-    async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply:
-        return await self.call(
-            "POST",
-            f"/api/games/{game_id}/moves",
-            token=token,
-            body={"version": version, "move": move},
-        )
+    async def move(
+        self,
+        token: str,
+        game_id: str,
+        version: int,
+        move: dict[str, Any],
+        submission_id: str | None = None,
+    ) -> Reply:
+        body: dict[str, Any] = {"version": version, "move": move}
+        if submission_id is not None:
+            body["submission_id"] = submission_id
+        return await self.call("POST", f"/api/games/{game_id}/moves", token=token, body=body)
 
     def ws_url(self, game_id: str) -> str:
         return self.base.replace("http://", "ws://") + f"/api/games/{game_id}/ws"

@@ -36,7 +36,14 @@ class HotApi(Protocol):
 
     async def view(self, token: str, game_id: str) -> Reply: ...
 
-    async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply: ...
+    async def move(
+        self,
+        token: str,
+        game_id: str,
+        version: int,
+        move: dict[str, Any],
+        submission_id: str | None = None,
+    ) -> Reply: ...
 
 
 @dataclass
@@ -79,6 +86,10 @@ class Driver:
         self.use_ws = True
         self._ws_gate = asyncio.Semaphore(32)
         self.greeted = 0  # sockets that heard their first notice (at least once)
+        # > 0: every move carries a submission id, and a move whose answer was lost (a
+        # 502/503 or a dropped connection: made or not, the client cannot tell) is sent
+        # again with it, up to this many times, as a careful client does
+        self.move_retries = 0
 
     def _user(self) -> int:
         self._next_user += 1
@@ -264,7 +275,7 @@ class Driver:
                 return
             move = self.rng.choice(view["legal_moves"])
             sent = time.perf_counter()
-            reply = await hot.move(game.tokens[seat], game.game_id, view["version"], move)
+            reply = await self._move(game, seat, view["version"], move)
             stats.post_ms.append(reply.ms)
             stats.move_ms.append((time.perf_counter() - due) * 1000)
             if reply.server_ms is not None:
@@ -305,6 +316,28 @@ class Driver:
         finally:
             if not game.done:
                 self.ready.append(game)
+
+    async def _move(self, game: Game, seat: int, version: int, move: dict[str, Any]) -> Reply:
+        token = game.tokens[seat]
+        if not self.move_retries:
+            return await self.hot.move(token, game.game_id, version, move)
+        submission = f"{game.game_id}-{version}-{self.rng.getrandbits(48):012x}"
+        pause = 0.2  # doubling up to 2 s: ~7 s in all for 6 resends, longer than a proxy
+        # takes to leave a dead host out
+        for attempt in range(self.move_retries + 1):
+            last = attempt == self.move_retries
+            try:
+                reply = await self.hot.move(token, game.game_id, version, move, submission)
+            except (aiohttp.ClientError, TimeoutError, ConnectionError):
+                if last:
+                    raise
+            else:
+                if reply.status not in (502, 503, 504) or last:
+                    return reply
+            self.stats.moves_resent += 1
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
+        raise AssertionError("unreachable")
 
     def _finish(self, game: Game) -> None:
         if game.done:

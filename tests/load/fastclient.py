@@ -189,7 +189,16 @@ class FastApi:
             )
         return await self._send(token, request, retry=True)
 
-    async def move(self, token: str, game_id: str, version: int, move: dict[str, Any]) -> Reply:
+    async def move(
+        self,
+        token: str,
+        game_id: str,
+        version: int,
+        move: dict[str, Any],
+        submission_id: str | None = None,
+    ) -> Reply:
+        """A move; with a ``submission_id`` it is safe to send again (the server makes it
+        once), so a kept-alive connection that turns out closed is retried like a GET."""
         head = self._posts.get((token, game_id))
         if head is None:
             head = self._posts[(token, game_id)] = (
@@ -198,8 +207,12 @@ class FastApi:
                 + f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
                 "Content-Length: ".encode()
             )
-        body = orjson.dumps({"version": version, "move": move})
-        return await self._send(token, b"%s%d\r\n\r\n%s" % (head, len(body), body), retry=False)
+        fields: dict[str, Any] = {"version": version, "move": move}
+        if submission_id is not None:
+            fields["submission_id"] = submission_id
+        body = orjson.dumps(fields)
+        request = b"%s%d\r\n\r\n%s" % (head, len(body), body)
+        return await self._send(token, request, retry=submission_id is not None)
 
     async def _send(self, token: str, request: bytes, *, retry: bool) -> Reply:
         began = time.perf_counter()

@@ -63,32 +63,103 @@ def _kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
         proc.wait(5)
 
 
+@dataclass(frozen=True)
+class TlsFiles:
+    """A self-signed certificate for 127.0.0.1 (its own CA) and its key, as PEM files."""
+
+    cert: Path
+    key: Path
+
+    @classmethod
+    def make(cls, directory: Path) -> TlsFiles:
+        """Made with the ``openssl`` command (EC P-256, cheap handshakes on a shared CPU;
+        one day; SAN IP:127.0.0.1)."""
+        cert, key = directory / "redis-cert.pem", directory / "redis-key.pem"
+        subprocess.run(
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:prime256v1",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                f"/CN={HOST}",
+                "-addext",
+                f"subjectAltName=IP:{HOST}",
+                "-keyout",
+                str(key),
+                "-out",
+                str(cert),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        return cls(cert, key)
+
+    def server_args(self) -> list[str]:
+        """redis-server / sentinel options: TLS only (the plain port is off), clients
+        without certificates, and TLS to the master for replicas and sentinels."""
+        return [
+            "--tls-cert-file",
+            str(self.cert),
+            "--tls-key-file",
+            str(self.key),
+            "--tls-ca-cert-file",
+            str(self.cert),
+            "--tls-auth-clients",
+            "no",
+            "--tls-replication",
+            "yes",
+        ]
+
+
 @dataclass
 class RedisServer:
-    """A redis-server of our own (never the shared 6379), optionally with AOF fsync=always."""
+    """A redis-server of our own (never the shared 6379), optionally with AOF fsync=always,
+    TLS only (``tls``: then ``url`` is ``rediss://``), and any further options."""
 
     aof: bool = False
     port: int = 0
     workdir: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
+    tls: TlsFiles | None = None
+    extra_args: list[str] = field(default_factory=list)
     _own_dir: bool = False
 
     @property
     def url(self) -> str:
+        if self.tls is not None:
+            return f"rediss://{HOST}:{self.port}/0?ssl_ca_certs={self.tls.cert}"
         return f"redis://{HOST}:{self.port}/0"
 
     def client(self) -> redis.Redis:
+        if self.tls is not None:
+            return redis.Redis(
+                host=HOST,
+                port=self.port,
+                socket_timeout=10,
+                decode_responses=True,
+                ssl=True,
+                ssl_ca_certs=str(self.tls.cert),
+            )
         return redis.Redis(host=HOST, port=self.port, socket_timeout=10, decode_responses=True)
 
     def start(self) -> RedisServer:
         if self.workdir is None:
             self.workdir = Path(tempfile.mkdtemp(prefix="sab-redis-"))
             self._own_dir = True
+        self.workdir.mkdir(parents=True, exist_ok=True)
         if not self.port:
             self.port = free_port()
         args = [
             "redis-server",
-            "--port",
+            *(["--port", "0", "--tls-port"] if self.tls is not None else ["--port"]),
             str(self.port),
             "--bind",
             HOST,
@@ -109,9 +180,21 @@ class RedisServer:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             args += ["--appendonly", "no"]
+        if self.tls is not None:
+            args += self.tls.server_args()
+        args += self.extra_args
         self.proc = subprocess.Popen(args, start_new_session=True, stdout=subprocess.DEVNULL)
-        wait_until(lambda: self.client().ping(), 15, "redis-server")
+        wait_until(self._answers, 15, "redis-server")
         return self
+
+    def _answers(self) -> bool:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise RuntimeError(f"redis-server exited with {self.proc.returncode}")
+        client = self.client()
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
 
     def kill(self) -> None:
         """kill -9: whatever was fsynced to the AOF is what comes back."""

@@ -55,6 +55,7 @@ class Stats:
     idle: int = 0  # nobody we drive may act (e.g. waiting on the round pause)
     games_finished: int = 0
     ws_reconnects: int = 0
+    moves_resent: int = 0  # a lost answer: the same move sent again with its submission id
     ok_times: list[float] = field(default_factory=list)  # time.monotonic() of each 200
     error_times: list[float] = field(default_factory=list)
     started: float = 0.0
@@ -81,4 +82,5 @@ class Stats:
             "server_post_move_ms": dist(self.server_ms) if self.server_ms else None,
             "server_get_view_ms": dist(self.server_get_ms) if self.server_get_ms else None,
             "ws_reconnects": self.ws_reconnects,
+            "moves_resent": self.moves_resent,
         }

@@ -1,6 +1,6 @@
 """The store's connection packs commands with hiredis: the same bytes as redis-py's packer.
 
-Why: ``_CheckedConnection.pack_command`` replaces redis-py's Python packer on the hot path
+Why: ``CheckedConnection.pack_command`` replaces redis-py's Python packer on the hot path
 (issue 8, CPU per move); a byte of difference would be a different command.
 """
 
@@ -12,7 +12,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import DataError
 
-from core.store.redis_store import RedisStore, _CheckedConnection
+from core.store import RedisStore
+from core.store.connection import CheckedConnection
 
 SAMPLES: list[tuple[Any, ...]] = [
     ("PING",),
@@ -30,11 +31,11 @@ def _wire(conn: aioredis.Connection, args: tuple[Any, ...]) -> bytes:
 
 @pytest.mark.parametrize("args", SAMPLES)
 def test_same_bytes_as_redis_py(args: tuple[Any, ...]) -> None:
-    assert _wire(_CheckedConnection(), args) == _wire(aioredis.Connection(), args)
+    assert _wire(CheckedConnection(), args) == _wire(aioredis.Connection(), args)
 
 
 def test_what_hiredis_does_not_take_goes_through_redis_py() -> None:
-    ours, theirs = _CheckedConnection(), aioredis.Connection()
+    ours, theirs = CheckedConnection(), aioredis.Connection()
     for args in [("CLIENT SETINFO", "LIB-NAME", "x"), ("ZADD", "k", 1.5, "m")]:
         assert _wire(ours, args) == _wire(theirs, args)
     with pytest.raises(DataError):  # redis-py refuses a bool; so do we
@@ -82,10 +83,10 @@ async def test_a_connection_failing_mid_command_is_dropped_and_the_call_retried(
     store = RedisStore.from_url(redis_url, prefix=redis_prefix)
     try:
         await store.create("g1", "s1", "m1", ttl_s=60)
-        failed: list[tuple[_CheckedConnection, Any]] = []
-        real_read = _CheckedConnection.read_response
+        failed: list[tuple[CheckedConnection, Any]] = []
+        real_read = CheckedConnection.read_response
 
-        async def read_once_broken(self: _CheckedConnection, *args: Any, **kwargs: Any) -> Any:
+        async def read_once_broken(self: CheckedConnection, *args: Any, **kwargs: Any) -> Any:
             if not failed:
                 failed.append((self, self._writer))
                 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -93,7 +94,7 @@ async def test_a_connection_failing_mid_command_is_dropped_and_the_call_retried(
                 raise RedisConnectionError("reset by test")
             return await real_read(self, *args, **kwargs)
 
-        monkeypatch.setattr(_CheckedConnection, "read_response", read_once_broken)
+        monkeypatch.setattr(CheckedConnection, "read_response", read_once_broken)
         record = await store.load("g1")
         assert record is not None and record.version == 1
         conn, stream = failed[0]

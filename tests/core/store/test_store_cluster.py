@@ -25,7 +25,7 @@ SCRIPTS = {
     if name.isupper() and isinstance(text, str) and "redis.call" in text
 }
 # commands whose first argument is not a key
-KEYLESS = {"PUBLISH", "TIME"}
+KEYLESS = {"PUBLISH", "TIME", "INFO"}  # INFO replication: the node's own epoch (lua.py)
 
 
 def now_ms() -> int:
@@ -56,9 +56,15 @@ async def test_every_script_call_is_single_slot(
         assert (await store.load("g1")) is not None
         await store.touch("g1", "1", t0)
         await store.set_adapter("g1", "board", "5")
-        assert (await store.commit("g1", 1, "s", "m", ["x"], Deadline(t0, t0 - 1), ttl_s=TTL)).ok
+        first = await store.commit(
+            "g1", 1, "s", "m", ["x"], Deadline(t0, t0 - 1), ttl_s=TTL, submission="a1"
+        )
+        assert first.ok
         assert not (await store.commit("g1", 1, "s", "m", [], Deadline(t0), ttl_s=TTL)).ok
         assert await store.arm_warning("g1", t0, t0 - 1)
+        assert await store.submitted("g1", "a1") == 2
+        assert await store.version("g1") == 2
+        assert await store.renumbered_from("g1") is None
         claims = await store.claim_due(t0 + 1000, lease_ms=1000)
         assert sorted(c.kind for c in claims) == ["t", "w"]
         await store.timer_done(next(c for c in claims if c.kind == "t"))

@@ -7,7 +7,10 @@ import json
 import time
 from collections.abc import AsyncGenerator
 
+import pytest
+
 from core.store import KEEP, Change, Deadline, GameStore
+from core.store.base import SUBMISSIONS
 
 TTL = 60
 
@@ -26,6 +29,7 @@ async def test_create_load_roundtrip(store: GameStore) -> None:
     assert await store.version("nope") is None
     await make(store)
     assert not await store.create("g1", "x", "y", ttl_s=TTL)
+    assert await store.create("g1", '{"s":0}', '{"m":0}', ttl_s=TTL)  # a retry of the first
     record = await store.load("g1")
     assert record is not None
     assert (record.version, record.state, record.meta, record.deadline_ms) == (
@@ -293,3 +297,36 @@ async def test_create_arms_a_deadline_at_the_created_version(store: GameStore) -
     r = await store.commit("lob", 1, "", "m", [], None, ttl_s=TTL)
     assert r.ok
     assert await store.claim_due(t0 + 100_000) == []
+
+
+async def test_a_retried_commit_finds_its_own_write(store: GameStore) -> None:
+    """A commit sent again with its submission id (the first reply was lost) answers as the
+    first did, and is applied once; the id is remembered for the last SUBMISSIONS commits."""
+    await make(store)
+    first = await store.commit("g1", 1, "s2", "m2", ['{"n":1}'], None, ttl_s=TTL, submission="a-1")
+    assert (first.ok, first.version, first.duplicate, first.confirmed) == (True, 2, False, True)
+    again = await store.commit("g1", 1, "s2", "m2", ['{"n":1}'], None, ttl_s=TTL, submission="a-1")
+    assert (again.ok, again.version, again.duplicate) == (True, 2, True)
+    assert await store.read_log("g1") == ['{"n":1}']
+    assert await store.submitted("g1", "a-1") == 2
+    # another submission at the same version is a conflict like any other
+    other = await store.commit("g1", 1, "s3", "m3", [], None, ttl_s=TTL, submission="b-1")
+    assert (other.ok, other.version, other.duplicate) == (False, 2, False)
+    assert await store.submitted("g1", "b-1") is None
+    version = 2
+    for i in range(SUBMISSIONS - 1):
+        result = await store.commit(
+            "g1", version, "s", "m", [], None, ttl_s=TTL, submission=f"c{i}"
+        )
+        assert result.ok
+        version = result.version or 0
+    late = await store.commit("g1", 1, "s2", "m2", ['{"n":1}'], None, ttl_s=TTL, submission="a-1")
+    assert late.ok and late.duplicate and late.version == 2  # still among the last ones
+    assert (await store.commit("g1", version, "s", "m", [], None, ttl_s=TTL)).ok  # no id
+    assert (await store.commit("g1", version + 1, "s", "m", [], None, ttl_s=TTL, submission="d")).ok
+    assert await store.submitted("g1", "a-1") is None  # forgotten: SUBMISSIONS newer ones
+    assert await store.submitted("g1", "d") == version + 2
+    assert await store.submitted("nope", "d") is None
+    for bad in ("", "a b", "x:1", "é", "x" * 33):
+        with pytest.raises(ValueError):
+            await store.commit("g1", 1, "s", "m", [], None, ttl_s=TTL, submission=bad)

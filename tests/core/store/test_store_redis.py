@@ -1,14 +1,18 @@
-"""Redis-only behaviour: one slot per game, pub/sub reconnect, one round trip per commit."""
+"""Redis-only behaviour: one slot per game, pub/sub reconnect, one round trip per commit,
+epochs (renumbering after another master wrote a record), the replica wait."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import AsyncGenerator
 
+import pytest
 import redis.asyncio as aioredis
 from redis.crc import key_slot
 
-from core.store import Deadline, Keys, RedisStore
+from core.store import Deadline, Keys, RedisStore, lua
 
 
 def test_game_keys_share_one_slot() -> None:
@@ -103,3 +107,93 @@ async def test_cached_load_sees_other_workers_commits(
     finally:
         await a.close()
         await b.close()
+
+
+async def test_a_record_written_by_another_master_is_renumbered(
+    redis_url: str, redis_prefix: str, redis_client: object
+) -> None:
+    """A record whose ``ri`` names another master (as after a failover or a restart) moves
+    up one epoch on its first touch: a number the old master may have handed out for a
+    commit the replica never got is never reused; who decided on the very state it had
+    may still commit (renumbered), anyone else gets a conflict."""
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        t0 = int(time.time() * 1000)
+        assert await store.create("g1", "s", "m", ttl_s=60)
+        assert (await store.commit("g1", 1, "s", "m", [], Deadline(t0 + 60_000), ttl_s=60)).ok
+        key = store.keys.game("g1")
+        tag = await store.redis.hget(key, "ri")
+        assert tag and len(tag) == 8
+        await store.redis.hset(key, "ri", "0ld0ld00")  # "written by the previous master"
+        gap = lua.EPOCH_GAP
+        assert await store.version("g1") == 2 + gap  # every read sees the new numbering
+        assert await store.redis.hget(key, "ri") == tag
+        assert int(await store.redis.hget(key, "tv")) == 2 + gap  # the armed timer too
+        record = await store.load("g1")
+        assert record is not None and record.version == 2 + gap
+        assert await store.version("g1") == 2 + gap  # renumbered once, not on every read
+        assert await store.renumbered_from("g1") == 2
+        stale = await store.commit("g1", 3, "s", "m", [], None, ttl_s=60)  # a lost number
+        assert (stale.ok, stale.version, stale.renumbered) == (False, 2 + gap, False)
+        same = await store.commit("g1", 2, "s", "m", [], None, ttl_s=60)  # the same state
+        assert (same.ok, same.version, same.renumbered) == (False, 2 + gap, True)
+        done = await store.commit("g1", 2 + gap, "s", "m", [], None, ttl_s=60, submission="x")
+        assert done.ok and done.version == 3 + gap
+        assert await store.renumbered_from("g1") is None
+        again = await store.commit("g1", 2, "s", "m", [], None, ttl_s=60)  # only until a commit
+        assert (again.ok, again.renumbered) == (False, False)
+        claims = await store.claim_due(t0 + 10**6)
+        assert claims == []  # the commit cleared the deadline
+    finally:
+        await store.close()
+
+
+async def test_a_claim_sees_the_renumbered_timer(
+    redis_url: str, redis_prefix: str, redis_client: object
+) -> None:
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    try:
+        t0 = int(time.time() * 1000)
+        assert await store.create("g1", "s", "m", ttl_s=60)
+        assert (await store.commit("g1", 1, "s", "m", [], Deadline(t0 - 5), ttl_s=60)).ok
+        await store.redis.hset(store.keys.game("g1"), "ri", "0ld0ld00")
+        claims = await store.claim_due(t0)
+        assert [(c.game_id, c.version) for c in claims] == [("g1", 2 + lua.EPOCH_GAP)]
+    finally:
+        await store.close()
+
+
+async def test_commits_wait_for_a_replica_when_asked(
+    redis_url: str, redis_prefix: str, redis_client: object
+) -> None:
+    """No replica answers the WAIT here: the commit is applied but unconfirmed, and not
+    announced; a retry with its id waits again (topology tests: with a replica)."""
+    from core.store.roundtrips import count_round_trips
+
+    if int((await aioredis.Redis.from_url(redis_url).info("replication"))["connected_slaves"]):
+        pytest.skip("this Redis has replicas")
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix, replica_wait_ms=30)
+    try:
+        assert await store.create("g1", "s", "m", ttl_s=60)
+        heard = store.listen("g1")
+        first = asyncio.ensure_future(anext(heard))
+        await store.start()
+        await asyncio.sleep(0.05)
+        assert await store.create("g0", "s", "m", ttl_s=60)
+        assert (await store.commit("g0", 1, "s", "m", [], None, ttl_s=60)).ok  # script loaded
+        with count_round_trips() as counter:
+            result = await store.commit("g1", 1, "s", "m", ["e"], None, ttl_s=60, submission="w")
+        assert counter.count == 1  # script + WAIT in one pipeline
+        assert (result.ok, result.version, result.confirmed) == (True, 2, False)
+        retry = await store.commit("g1", 1, "s", "m", ["e"], None, ttl_s=60, submission="w")
+        assert (retry.ok, retry.duplicate, retry.confirmed) == (True, True, False)
+        assert await store.read_log("g1") == ["e"]
+        await asyncio.sleep(0.1)
+        assert not first.done()  # never announced unconfirmed
+        first.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+        assert isinstance(heard, AsyncGenerator)
+        await heard.aclose()
+    finally:
+        await store.close()
