@@ -43,6 +43,7 @@ from telegram_bot import commands
 from telegram_bot.board import on_callback
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.inline import on_inline
+from telegram_bot.join import TelegramMembership
 from telegram_bot.menus import set_global_menus
 from telegram_bot.notifier import Notifier
 from telegram_bot.port import ServicePort
@@ -97,6 +98,8 @@ def build_application(
     else:
         builder = builder.get_updates_read_timeout(opts.poll_timeout + 10)
     application = builder.build()
+    # the service asks the bot whether a joiner is in a lobby's group (getChatMember)
+    service.use_membership(TelegramMembership(application.bot))
     runtime = Runtime(service, burst=opts.group_burst, period=opts.group_period_s)
     deps = BotDeps(
         settings, ServicePort(service), runtime, bot_username=settings.bot_username or ""

@@ -95,6 +95,8 @@ def build_service(settings: Settings, role: TimerRole, store: GameStore) -> Game
         game_ttl_s=settings.game_idle_hours * 3600,
         timer_role=role,
     )
+    if settings.local_mode:  # one person on localhost: no caps on the games they open
+        config = replace(config, max_open_lobbies=None, max_open_games=None)
     if role == "turns":  # a process of its own: polling Redis often costs it nothing else;
         # a short lease (renewed while a fire runs) lets the workers' fallback take over
         # a killed timer process's claims soon
