@@ -79,7 +79,7 @@ class Limits:
     address_burst: float = 30.0  # requests without (or with failing) credentials...
     address_rate: float = 5.0  # ...per client address
     sockets_per_user: int = 8  # open WebSockets of one user (the oldest makes way)
-    pending_sockets_per_address: int = 16  # sockets waiting for their auth frame
+    pending_sockets_per_address: int = 64  # sockets waiting for their auth frame (ms each)
 
 
 class Limiter:

@@ -18,6 +18,7 @@ from typing import Any
 
 import aiohttp
 
+from miniapp.ratelimit import Limits
 from tests.load.client import Api, init_data
 from tests.load.harness import HOST, ServerGroup
 from tests.security.arena import (
@@ -31,6 +32,7 @@ from tests.security.arena import (
 from tests.security.outcome import Outcome
 
 SEVEN_DAYS = 7 * 86400
+LIMITS = Limits()  # the server's defaults (miniapp.ratelimit)
 
 
 @dataclass
@@ -312,10 +314,11 @@ async def socket_cap(arena: ApiArena, sockets: int = 60) -> Outcome:
         for ws in opened:
             await ws.close()
     workers = arena.server.workers
-    out.figures.update(open_after=alive, closed=codes, cap_per_worker=8, workers=workers)
+    cap = LIMITS.sockets_per_user
+    out.figures.update(open_after=alive, closed=codes, cap_per_worker=cap, workers=workers)
     return out.check(
-        alive <= 8 * workers and codes.get("4429", 0) >= sockets - 8 * workers,
-        f"{alive} stay open (8 per worker, {workers} workers); the others closed 4429",
+        alive <= cap * workers and codes.get("4429", 0) >= sockets - cap * workers,
+        f"{alive} stay open ({cap} per worker, {workers} workers); the others closed 4429",
     )
 
 
@@ -333,7 +336,7 @@ async def _close_code(ws: aiohttp.ClientWebSocketResponse, wait: float) -> int |
             return ws.close_code or 1006
 
 
-async def pending_sockets(arena: ApiArena, sockets: int = 60) -> Outcome:
+async def pending_sockets(arena: ApiArena, sockets: int = 200) -> Outcome:
     """Sockets that never send their auth frame: bounded per address, closed after 5 s."""
     out = Outcome(
         "unauthenticated_sockets",
@@ -355,11 +358,12 @@ async def pending_sockets(arena: ApiArena, sockets: int = 60) -> Outcome:
             code = await _close_code(ws, 10)
             codes[str(code)] = codes.get(str(code), 0) + 1
     workers = arena.server.workers
-    out.figures.update(accepted=len(opened), closed=codes, cap_per_worker=16)
+    cap = LIMITS.pending_sockets_per_address
+    out.figures.update(accepted=len(opened), closed=codes, cap_per_worker=cap)
     return out.check(
-        len(opened) <= 16 * workers and codes == {"4401": len(opened)},
-        f"{len(opened)} accepted (16 waiting per address and worker), the rest 429; every "
-        "accepted one closed 4401 after 5 s",
+        len(opened) <= cap * workers and out.statuses["429"] > 0 and codes == {"4401": len(opened)},
+        f"{len(opened)} accepted ({cap} waiting per address and worker), the rest 429; "
+        "every accepted one closed 4401 after 5 s",
     )
 
 
