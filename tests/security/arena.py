@@ -76,7 +76,11 @@ class RedisProcess:
         self.proc = subprocess.Popen(
             args + self.args, start_new_session=True, stdout=subprocess.DEVNULL
         )
-        wait_until(lambda: self.client().ping(), 15, "redis-server")
+        try:
+            wait_until(lambda: self.client().ping(), 15, "redis-server")
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -175,7 +179,11 @@ class Caddy:
             start_new_session=True,
         )
         log.close()
-        wait_until(lambda: _healthy(self.base_url), 20, "caddy")
+        try:
+            wait_until(lambda: _healthy(self.base_url), 20, "caddy")
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:

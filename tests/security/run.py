@@ -16,10 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from tests.load.harness import RedisServer
+from tests.load.harness import RedisServer, ServerGroup
 from tests.security import attacks_api as api
 from tests.security import attacks_bot as bot
 from tests.security import attacks_store as store
@@ -45,7 +45,7 @@ async def _guarded(out: list[Outcome], name: str, attack: Awaitable[Outcome]) ->
 async def api_arena(scale: float = 1.0) -> list[Outcome]:
     outcomes: list[Outcome] = []
     redis_ctx = RedisProcess(args=API_REDIS_ARGS, password=store.password())
-    with redis_ctx as redis_proc, api_server(redis_proc.url) as server:
+    with redis_ctx as redis_proc, _started(api_server(redis_proc.url)) as server:
         caddy_ctx = (
             Caddy(f"127.0.0.1:{server.port}") if caddy_binary() else contextlib.nullcontext()
         )
@@ -78,6 +78,16 @@ async def api_arena(scale: float = 1.0) -> list[Outcome]:
             outcomes.append(await _left_behind(arena))
             outcomes[-1].figures["server_error_log_lines"] = server.log_errors()[:5]
     return outcomes
+
+
+@contextlib.contextmanager
+def _started(server: ServerGroup) -> Iterator[ServerGroup]:
+    """The server, started, and closed in any case (a start that times out leaves its
+    processes running: ``ServerGroup``'s own ``with`` would not close them)."""
+    try:
+        yield server.start()
+    finally:
+        server.close()
 
 
 async def _left_behind(arena: api.ApiArena) -> Outcome:
@@ -121,9 +131,10 @@ async def bot_arena() -> list[Outcome]:
     try:
         with RedisServer() as redis_server:
             server = bot_server(redis_server.url, fake.base_url)
-            # started from a thread: the fake Bot API answers the bot's start-up in this loop
-            await asyncio.to_thread(server.start)
             try:
+                # from a thread: the fake Bot API answers the bot's start-up in this loop
+                # (closed in any case: a start that timed out leaves its processes running)
+                await asyncio.to_thread(server.start)
                 reader = bot.reader_service(redis_server.url, "secbot:")
                 arena = bot.BotArena(redis_proc_like(redis_server), server, fake, reader)
                 for name, attack in (
