@@ -35,7 +35,14 @@ from core.store import Deadline, RedisStore
 from core.store.roundtrips import count_round_trips
 
 PLAYERS = 6
-FAST = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0)
+# (one user opens every benchmark game: no cap on open games, core.service.guards)
+FAST = ServiceConfig(
+    think_delay_s=0.0,
+    bot_ready_delay_s=0.0,
+    round_pause_s=0,
+    max_open_lobbies=None,
+    max_open_games=None,
+)
 
 
 def pct(values: list[float], q: float) -> float:

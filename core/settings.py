@@ -6,12 +6,18 @@ bot, the Mini App and the service never read ``os.environ`` themselves.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 LANGUAGES = ("en", "zh-hans", "zh-hant")
+# Telegram's rule for a webhook's secret_token (1-256 of these); we ask for 16 at least.
+WEBHOOK_SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{16,256}$")
+MIN_SESSION_SECRET = 16
+GENERATE = 'python3 -c "import secrets; print(secrets.token_urlsafe(32))"'
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -32,6 +38,57 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...]) -> str:
     if raw not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
     return raw
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    """A number of seconds that must be above 0: 0 or less would switch a check off."""
+    value = _int(env, name, default)
+    if value <= 0:
+        raise ValueError(f"{name} must be a number of seconds above 0, got {value}")
+    return value
+
+
+def _networks(env: Mapping[str, str], name: str) -> tuple[str, ...]:
+    """Comma-separated addresses or networks (``10.0.0.5``, ``172.30.86.0/24``), checked."""
+    out = []
+    for item in env.get(name, "").replace(" ", "").split(","):
+        if not item:
+            continue
+        try:
+            out.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError as exc:
+            raise ValueError(f"{name}: {item!r} is not an IP address or network") from exc
+    return tuple(out)
+
+
+def _secrets(env: Mapping[str, str], token: str | None, webhook: bool) -> tuple[str, str | None]:
+    """SESSION_SECRET and WEBHOOK_SECRET, refusing a deployment that would run open.
+
+    With a bot token the session secret must be set (a random one per process would log
+    every player out at each restart); in webhook mode the webhook secret must be set, or
+    anyone could post updates "from" any user. Without a token (local mode) a random
+    session secret is fine: the table lives as long as the process.
+    """
+    session = env.get("SESSION_SECRET", "").strip()
+    if token and not session:
+        raise ValueError(
+            f"SESSION_SECRET is required with TELEGRAM_BOT_TOKEN; make one: {GENERATE}"
+        )
+    if session and len(session) < MIN_SESSION_SECRET:
+        raise ValueError(
+            f"SESSION_SECRET is too short: use {MIN_SESSION_SECRET} characters or more"
+        )
+    hook = env.get("WEBHOOK_SECRET", "").strip() or None
+    if webhook and hook is None:
+        raise ValueError(
+            f"WEBHOOK_SECRET is required with WEBHOOK_URL (webhook mode); make one: {GENERATE}"
+        )
+    if hook is not None and not WEBHOOK_SECRET_RE.fullmatch(hook):
+        raise ValueError(
+            "WEBHOOK_SECRET must be 16 to 256 characters of A-Z, a-z, 0-9, _ and - "
+            f"(Telegram's alphabet); make one: {GENERATE}"
+        )
+    return session or secrets.token_urlsafe(32), hook
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +112,11 @@ class Settings:
     workers: int = 1
     session_secret: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     initdata_max_age: int = 86400
+    # a sign-in's absolute lifetime: tokens refresh until this long after the Telegram
+    # sign-in (initData's auth_date), then the Mini App must be opened again
+    session_max_age: int = 7 * 86400
+    # addresses (or networks) of reverse proxies whose X-Forwarded-For is believed
+    trusted_proxies: tuple[str, ...] = ()
     default_language: str = "en"
     board_font: str | None = None
     api_only: bool = False
@@ -91,13 +153,16 @@ class Settings:
         if language not in LANGUAGES:
             raise ValueError(f"DEFAULT_LANGUAGE must be one of {', '.join(LANGUAGES)}")
         token = opt("TELEGRAM_BOT_TOKEN")
+        api_only = (opt("API_ONLY") or "0").lower() in ("1", "true", "yes")
+        webhook = bool(token) and not api_only and bool(opt("WEBHOOK_URL"))
+        session_secret, webhook_secret = _secrets(env, token, webhook)
         return cls(
             telegram_bot_token=token,
             bot_username=opt("BOT_USERNAME"),
             miniapp_short_name=opt("MINIAPP_SHORT_NAME"),
             public_url=opt("PUBLIC_URL"),
             webhook_url=opt("WEBHOOK_URL"),
-            webhook_secret=opt("WEBHOOK_SECRET"),
+            webhook_secret=webhook_secret,
             telegram_api_base_url=opt("TELEGRAM_API_BASE_URL"),
             redis_url=opt("REDIS_URL"),
             redis_prefix=opt("REDIS_PREFIX") or "sab:",
@@ -105,11 +170,13 @@ class Settings:
             host=opt("HOST") or ("127.0.0.1" if not token else "0.0.0.0"),
             port=_int(env, "PORT", 8080),
             workers=max(1, _int(env, "WORKERS", 1)),
-            session_secret=opt("SESSION_SECRET") or secrets.token_urlsafe(32),
-            initdata_max_age=_int(env, "INITDATA_MAX_AGE", 86400),
+            session_secret=session_secret,
+            initdata_max_age=_positive(env, "INITDATA_MAX_AGE", 86400),
+            session_max_age=_positive(env, "SESSION_MAX_AGE", 7 * 86400),
+            trusted_proxies=_networks(env, "TRUSTED_PROXIES"),
             default_language=language,
             board_font=opt("BOARD_FONT"),
-            api_only=(opt("API_ONLY") or "0").lower() in ("1", "true", "yes"),
+            api_only=api_only,
             lobby_idle_hours=max(1, _int(env, "LOBBY_IDLE_HOURS", 24)),
             game_idle_hours=max(1, _int(env, "GAME_IDLE_HOURS", 72)),
             archive_retention_days=max(1, _int(env, "ARCHIVE_RETENTION_DAYS", 90)),

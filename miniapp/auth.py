@@ -7,8 +7,13 @@ serving the same initData for a day, so a configurable age limit applies, and th
 swaps the initData for a short-lived session token signed with ``SESSION_SECRET`` at
 ``POST /api/session`` — a header, never a cookie (webviews may drop cookies) and never a URL.
 
+A sign-in has an absolute lifetime (``SESSION_MAX_AGE``, from the Telegram sign-in, i.e.
+initData's ``auth_date``): a token refreshes into a new one until then, never beyond, so a
+token that leaked stops working within that time whatever its holder does.
+
 Local mode (no bot token) has no Telegram to vouch for anyone: the printed localhost URL
-carries a one-time code that the page exchanges for a local session once.
+carries a one-time code that the page exchanges for a local session once; local sessions
+have no absolute lifetime (one person, one process on localhost).
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from urllib.parse import parse_qsl
 
+from core.service.usertext import clean_text
+
 SESSION_TTL = 3600
+SESSION_MAX_AGE = 7 * 86400
 VERIFIED_CACHE = 20_000  # tokens a worker remembers as verified (a few MB at most)
 LOCAL_CODE_TTL = 24 * 3600
 LOCAL_USER_BASE = 9_000_000_000_000  # far above Telegram's user ids, so never a real user
@@ -98,14 +106,14 @@ def parse_init_data(fields: dict[str, str]) -> InitData:
         raise AuthError("invalid_init_data", "initData user is malformed") from exc
     if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
         raise AuthError("invalid_init_data", "initData user id is malformed")
-    first = str(user.get("first_name") or "").strip()
-    last = str(user.get("last_name") or "").strip()
-    name = " ".join(p for p in (first, last) if p) or str(user.get("username") or user_id)
-    language = user.get("language_code")
+    first = clean_text(user.get("first_name")).strip()
+    last = clean_text(user.get("last_name")).strip()
+    name = " ".join(p for p in (first, last) if p) or clean_text(user.get("username") or user_id)
+    language = clean_text(user.get("language_code"))[:16]
     return InitData(
         user_id=user_id,
         name=name[:64],
-        language=str(language)[:16] if language else None,
+        language=language or None,
         auth_date=auth_date,
         start_param=fields.get("start_param") or None,
         chat_type=fields.get("chat_type") or None,
@@ -119,7 +127,7 @@ def validate_init_data(
     """Signature, then age: an initData older than ``max_age`` seconds is expired."""
     data = parse_init_data(check_signature(init_data, bot_token))
     now = time.time() if now is None else now
-    if max_age > 0 and now - data.auth_date > max_age:
+    if now - data.auth_date > max_age:  # (max_age <= 0: everything is expired)
         raise AuthError("expired", "initData is too old; reopen the Mini App")
     if data.auth_date - now > 300:
         raise AuthError("invalid_init_data", "initData is dated in the future")
@@ -138,7 +146,10 @@ def sign_init_data(fields: dict[str, str], bot_token: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """What a session token proves: this user, until ``expires_at`` (unix seconds)."""
+    """What a session token proves: this user, until ``expires_at`` (unix seconds).
+
+    ``auth_at``: when Telegram signed the user in (initData's ``auth_date``), which bounds
+    every refresh; 0 in tokens from before lifetimes existed (they refresh no more)."""
 
     user_id: int
     name: str
@@ -146,6 +157,7 @@ class Session:
     expires_at: int
     local: bool = False
     start_param: str | None = None
+    auth_at: int = 0
 
 
 def _b64(data: bytes) -> str:
@@ -158,10 +170,14 @@ def _unb64(text: str) -> bytes:
 
 @dataclass(slots=True)
 class SessionSigner:
-    """Stateless HMAC tokens, so any worker holding ``SESSION_SECRET`` accepts them."""
+    """Stateless HMAC tokens, so any worker holding ``SESSION_SECRET`` accepts them.
+
+    ``ttl``: one token's life; ``max_age``: a sign-in's, however often it is refreshed
+    (local sessions excepted)."""
 
     secret: str
     ttl: int = SESSION_TTL
+    max_age: int = SESSION_MAX_AGE
     _key: bytes = field(init=False, repr=False, default=b"")
     _verified: dict[str, Session] = field(init=False, repr=False, default_factory=dict)
 
@@ -190,12 +206,26 @@ class SessionSigner:
         *,
         local: bool = False,
         start_param: str | None = None,
+        auth_at: int | None = None,
         now: float | None = None,
     ) -> tuple[str, Session]:
+        """A token for a sign-in made at ``auth_at`` (default: now); AuthError ``expired``
+        once that sign-in is older than ``max_age`` (never for a local session)."""
         now = time.time() if now is None else now
-        session = Session(user_id, name, language, int(now) + self.ttl, local, start_param)
+        signed_in = int(now) if auth_at is None else int(auth_at)
+        expires = int(now) + self.ttl
+        if not local:
+            end = signed_in + self.max_age
+            if end <= now:
+                raise AuthError("expired", "signed in too long ago; open the Mini App again")
+            expires = min(expires, end)
+        session = Session(user_id, name, language, expires, local, start_param, signed_in)
         payload = _b64(json.dumps(asdict(session), separators=(",", ":")).encode())
         return f"{payload}.{self._mac(payload)}", session
+
+    def known(self, token: str) -> bool:
+        """This worker has verified ``token`` before (a dict lookup: no MAC computed)."""
+        return token in self._verified
 
     def verify(self, token: str, now: float | None = None) -> Session:
         """The session a token proves, or AuthError (forged, malformed, expired).

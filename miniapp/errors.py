@@ -7,6 +7,7 @@ gets an HTML page or a stack trace.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aiohttp import web
@@ -56,9 +57,13 @@ class ApiError(Exception):
             "error": {"code": self.code, "message": self.message, **self.extra},
             **self.top,
         }
+        try:
+            payload = dumps_compact(body)
+        except ValueError:  # a lone surrogate echoed from the request: \u escapes instead
+            payload = json.dumps(body, separators=(",", ":")).encode()
         return web.Response(
             status=self.status,
-            body=dumps_compact(body),
+            body=payload,
             content_type="application/json",
             charset="utf-8",
             headers=self.headers,

@@ -8,6 +8,7 @@ can key on the user.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import time
@@ -17,10 +18,11 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from core.service import STORE_UNAVAILABLE
+from core.service import STORE_FULL, STORE_UNAVAILABLE
 from miniapp import keys
 from miniapp.auth import AuthError, Session, validate_init_data
 from miniapp.errors import ApiError, from_http_exception, unauthorized
+from miniapp.ratelimit import Limiter, retry_after
 
 log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -29,6 +31,8 @@ TELEGRAM_FRAMERS = "https://web.telegram.org https://*.telegram.org https://tele
 COMPRESS_MIN = 1024
 GZIP_LEVEL = 1  # views are repetitive JSON: level 1 gets most of the gain for a third of the CPU
 STORE_RETRY_AFTER_S = 2
+BODY_TIMEOUT_S = 10.0  # a request body (16 KB at most) arrives within this, or 408
+SOCKET_ROUTE = "game_socket"  # the WebSocket route's name (miniapp.server)
 
 
 @web.middleware
@@ -63,8 +67,10 @@ def _error_response(request: web.Request, exc: Exception) -> web.Response:
     if isinstance(exc, AuthError):
         return unauthorized(exc.message, exc.code).response()
     if isinstance(exc, STORE_UNAVAILABLE):
-        # Redis is restarting or unreachable: nothing was written, the client may retry.
-        log.warning("store unavailable on %s %s: %s", request.method, request.path, exc)
+        # Redis is restarting, unreachable or full: nothing was written, the client may
+        # retry (a full Redis is the operator's to fix: logged as an error).
+        level = logging.ERROR if isinstance(exc, STORE_FULL) else logging.WARNING
+        log.log(level, "store unavailable on %s %s: %s", request.method, request.path, exc)
         response = ApiError(
             503, "store_unavailable", "the game store is briefly unavailable; try again"
         ).response()
@@ -157,14 +163,33 @@ def gzip_body(response: web.Response, body: bytes) -> None:
     response.headers.add("Vary", "Accept-Encoding")
 
 
-def _session_from_header(request: web.Request) -> Session | None:
-    """Read the Authorization header: ``tma <initData>`` or ``Bearer <token>``."""
+def _session_from_header(request: web.Request, address: str) -> Session | None:
+    """Read the Authorization header: ``tma <initData>`` or ``Bearer <token>``.
+
+    A token this worker verified before costs a dict lookup. Anything else is checked
+    only while ``address`` has budget left: an address that sent too many requests without
+    valid credentials gets 429 before its next credential is even looked at, and each
+    failure spends from its budget (the limiter's docstring says why)."""
     header = request.headers.get("Authorization", "").strip()
     if not header:
         return None
     scheme, _, credential = header.partition(" ")
     credential = credential.strip()
     scheme = scheme.lower()
+    app = request.app
+    signer = app[keys.SIGNER]
+    if scheme == "bearer" and credential and signer.known(credential):
+        return signer.verify(credential)
+    limiter = app[keys.LIMITER]
+    _refuse_if_spent(limiter, address)
+    try:
+        return _check_credential(request, scheme, credential)
+    except AuthError:
+        limiter.take_address(address)
+        raise
+
+
+def _check_credential(request: web.Request, scheme: str, credential: str) -> Session:
     app = request.app
     if scheme == "bearer" and credential:
         return app[keys.SIGNER].verify(credential)
@@ -176,30 +201,64 @@ def _session_from_header(request: web.Request) -> Session | None:
             credential, settings.telegram_bot_token, settings.initdata_max_age
         )
         request[keys.REQ_INIT_DATA] = data
-        return Session(data.user_id, data.name, data.language, 0, False, data.start_param)
+        return Session(
+            data.user_id, data.name, data.language, 0, False, data.start_param, data.auth_date
+        )
     raise AuthError("unauthorized", "unsupported Authorization scheme")
 
 
+def _refuse_if_spent(limiter: Limiter, address: str) -> None:
+    wait = limiter.address_wait(address)
+    if wait > 0:
+        raise too_many(wait)
+
+
+def too_many(wait: float) -> ApiError:
+    """429 with ``Retry-After`` (whole seconds)."""
+    retry = retry_after(wait)
+    return ApiError(
+        429,
+        "rate_limited",
+        "too many requests; slow down",
+        headers={"Retry-After": str(retry)},
+        retry_after=retry,
+    )
+
+
 async def _identify(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Authenticate when a header is present, then spend one token of the caller's bucket."""
-    session: Session | None = None
-    api_path = request.path.startswith("/api/")
-    if api_path:
-        session = _session_from_header(request)
+    """Authenticate when a header is present, then spend one request of the caller's
+    budget: the user's once signed in, else the client address's. A WebSocket upgrade
+    carries no credentials (its first frame does): ``miniapp.ws`` counts it itself."""
+    if not request.path.startswith("/api/"):
+        request[keys.REQ_SESSION] = None
+        return await handler(request)
+    limiter = request.app[keys.LIMITER]
+    address = limiter.client_address(request)
+    request[keys.REQ_ADDRESS] = address
+    session = _session_from_header(request, address)
     request[keys.REQ_SESSION] = session
-    if api_path:
-        key = f"u:{session.user_id}" if session else f"ip:{request.remote}"
-        wait = request.app[keys.LIMITER].take(key)
-        if wait > 0:
-            retry = max(1, int(wait + 0.999))
-            raise ApiError(
-                429,
-                "rate_limited",
-                "too many requests; slow down",
-                headers={"Retry-After": str(retry)},
-                retry_after=retry,
-            )
+    if session is not None:
+        wait = limiter.take_user(session.user_id)
+    elif request.match_info.route.name == SOCKET_ROUTE:
+        wait = 0.0
+    else:
+        wait = limiter.take_address(address)
+    if wait > 0:
+        raise too_many(wait)
+    if request.body_exists:
+        await _read_body(request)
     return await handler(request)
+
+
+async def _read_body(request: web.Request) -> None:
+    """Read the body now, within ``BODY_TIMEOUT_S`` (the handlers' ``request.read()``
+    then returns it at once): a client trickling its body is answered 408 instead of
+    holding a handler open. The size is bounded by ``client_max_size`` (413)."""
+    try:
+        async with asyncio.timeout(BODY_TIMEOUT_S):
+            await request.read()
+    except TimeoutError:
+        raise ApiError(408, "request_timeout", "the request body came too slowly") from None
 
 
 def require_session(request: web.Request) -> Session:

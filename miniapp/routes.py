@@ -98,6 +98,7 @@ async def post_session(request: web.Request) -> web.Response:
             session.language,
             local=session.local,
             start_param=session.start_param,
+            auth_at=session.auth_at,  # a refresh never outlives the sign-in (SESSION_MAX_AGE)
         )
     return json_response(
         {

@@ -14,6 +14,7 @@ import os
 import re
 import weakref
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
@@ -23,15 +24,15 @@ from core.settings import Settings
 from miniapp import keys, logfilter
 from miniapp.auth import LocalCodes, SessionSigner
 from miniapp.catalogue import catalogue_document
-from miniapp.middleware import api
-from miniapp.ratelimit import TokenBucket
+from miniapp.middleware import SOCKET_ROUTE, api
+from miniapp.ratelimit import Limiter, Limits
 from miniapp.routes import setup_routes
 from miniapp.static_files import setup_static
 from miniapp.ws import close_all, game_socket
 
 MAX_BODY = 16 * 1024  # a move is a few hundred bytes; nothing legitimate comes near this
-RATE_BURST = 60.0
-RATE_PER_SECOND = 15.0
+RATE_BURST = Limits().user_burst
+RATE_PER_SECOND = Limits().user_rate
 _SECRET_QUERY = re.compile(r"([?&](?:code|token|auth|tgWebAppData)=)[^&\s]*")
 
 
@@ -60,22 +61,29 @@ def create_app(
     *,
     rate_burst: float = RATE_BURST,
     rate_per_second: float = RATE_PER_SECOND,
+    limits: Limits | None = None,
     codes: LocalCodes | None = None,
 ) -> web.Application:
-    """Build the application around the process's one game service."""
+    """Build the application around the process's one game service.
+
+    ``limits``: the per-client bounds (``miniapp.ratelimit.Limits``); ``rate_burst`` and
+    ``rate_per_second`` override its per-user budget (tests, benchmarks)."""
     logfilter.install()  # malformed HTTP from clients: an INFO line, not an ERROR traceback
     app = web.Application(middlewares=[api], client_max_size=MAX_BODY)
     app[keys.SERVICE] = service
     app[keys.SETTINGS] = settings
-    app[keys.SIGNER] = SessionSigner(settings.session_secret)
+    app[keys.SIGNER] = SessionSigner(settings.session_secret, max_age=settings.session_max_age)
     app[keys.CODES] = codes or LocalCodes()
-    app[keys.LIMITER] = TokenBucket(rate_burst, rate_per_second)
+    bounds = replace(limits or Limits(), user_burst=rate_burst, user_rate=rate_per_second)
+    app[keys.LIMITER] = Limiter(bounds, settings.trusted_proxies)
     app[keys.SOCKETS] = weakref.WeakSet()
+    app[keys.USER_SOCKETS] = {}
+    app[keys.PENDING_SOCKETS] = {}
     app[keys.CATALOGUE_JSON] = json.dumps(
         catalogue_document(), ensure_ascii=False, separators=(",", ":")
     )
     setup_routes(app)
-    app.router.add_get("/api/games/{game_id}/ws", game_socket)
+    app.router.add_get("/api/games/{game_id}/ws", game_socket, name=SOCKET_ROUTE)
     setup_static(app)
     app.on_shutdown.append(close_all)
     if os.environ.get("MINIAPP_PROFILE"):

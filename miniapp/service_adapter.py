@@ -27,11 +27,14 @@ STATUS_OF_CODE = {
     "not_creator": 403,
     "not_seated": 403,
     "forbidden": 403,
+    "membership_required": 403,  # a group's lobby: press Join in the group first
     "chat_busy": 409,
     "not_in_lobby": 409,
     "already_started": 409,
     "already_finished": 409,
     "lobby_full": 409,
+    "too_many_lobbies": 409,  # the user's cap (core.service.guards)
+    "too_many_games": 409,
     "not_enough_players": 409,
     "too_many_players": 422,
     "invalid_config": 422,

@@ -5,6 +5,12 @@ The socket carries no game state: a client that hears a new version fetches its 
 so the token never appears in a URL (and so in no access log); a browser cannot set headers
 on a WebSocket. The Origin check stops other sites from opening sockets with a user's
 browser.
+
+Bounds (``miniapp.ratelimit.Limits``): an address may have only so many sockets waiting
+for their first frame; a failed first frame spends the address's budget like any failed
+sign-in (and an address without budget is refused before its token is checked); an
+authenticated socket spends its user's budget, and a user keeps a few open sockets per
+worker, the oldest closing (4429) when a new one opens beyond that.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from miniapp import keys
 from miniapp.auth import AuthError, Session
 from miniapp.errors import ApiError, forbidden
+from miniapp.middleware import too_many
 from miniapp.routes import game_id_of
 from miniapp.service_adapter import ServiceAdapter
 
@@ -28,6 +35,7 @@ log = logging.getLogger(__name__)
 AUTH_TIMEOUT = 5.0
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_RATE_LIMITED = 4429
 SETTLE = 0.02  # seconds for a new listener to register before the greeting
 RESYNC = 10.0  # seconds of silence after which the store's version is checked
 
@@ -56,14 +64,30 @@ async def game_socket(request: web.Request) -> web.StreamResponse:
     origin = request.headers.get("Origin", "")
     if origin.rstrip("/") not in allowed_origins(request):
         raise forbidden("WebSocket origin not allowed", "bad_origin")
+    app = request.app
+    limits = app[keys.LIMITER].limits
+    address: str = request.get(keys.REQ_ADDRESS) or app[keys.LIMITER].client_address(request)
+    pending = app[keys.PENDING_SOCKETS]
+    if pending.get(address, 0) >= limits.pending_sockets_per_address:
+        raise too_many(AUTH_TIMEOUT)
     ws = web.WebSocketResponse(heartbeat=25.0, max_msg_size=4096)
-    await ws.prepare(request)
-    request.app[keys.SOCKETS].add(ws)
+    pending[address] = pending.get(address, 0) + 1
     try:
-        session = await _authenticate(request, ws)
-        if session is None:
-            return ws
-        service = ServiceAdapter(request.app[keys.SERVICE])
+        await ws.prepare(request)
+        app[keys.SOCKETS].add(ws)
+        session = await _authenticate(request, ws, address)
+    finally:
+        left = pending.get(address, 1) - 1
+        if left > 0:
+            pending[address] = left
+        else:
+            pending.pop(address, None)
+    if session is None:
+        app[keys.SOCKETS].discard(ws)
+        return ws
+    mine = _register(app, session.user_id, ws)
+    try:
+        service = ServiceAdapter(app[keys.SERVICE])
         try:
             view = await service.view(game_id, session.user_id)
         except ApiError as exc:
@@ -79,11 +103,38 @@ async def game_socket(request: web.Request) -> web.StreamResponse:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pusher
     finally:
-        request.app[keys.SOCKETS].discard(ws)
+        app[keys.SOCKETS].discard(ws)
+        with contextlib.suppress(ValueError):
+            mine.remove(ws)
+        if not mine:
+            app[keys.USER_SOCKETS].pop(session.user_id, None)
     return ws
 
 
-async def _authenticate(request: web.Request, ws: web.WebSocketResponse) -> Session | None:
+def _register(
+    app: web.Application, user_id: int, ws: web.WebSocketResponse
+) -> list[web.WebSocketResponse]:
+    """Count the socket as the user's; beyond the cap the user's oldest one closes."""
+    cap = app[keys.LIMITER].limits.sockets_per_user
+    mine = app[keys.USER_SOCKETS].setdefault(user_id, [])
+    mine.append(ws)
+    while len(mine) > cap:
+        oldest = mine.pop(0)
+        closing = asyncio.get_running_loop().create_task(
+            oldest.close(code=CLOSE_RATE_LIMITED, message=b"too many connections")
+        )
+        _CLOSING.add(closing)  # (a task nobody holds may be collected before it runs)
+        closing.add_done_callback(_CLOSING.discard)
+    return mine
+
+
+_CLOSING: set[asyncio.Task[bool]] = set()
+
+
+async def _authenticate(
+    request: web.Request, ws: web.WebSocketResponse, address: str
+) -> Session | None:
+    """The first frame's session, or None (the socket is closed, the address charged)."""
     try:
         msg = await asyncio.wait_for(ws.receive(), AUTH_TIMEOUT)
     except TimeoutError:
@@ -96,14 +147,25 @@ async def _authenticate(request: web.Request, ws: web.WebSocketResponse) -> Sess
             token = data.get("auth") if isinstance(data, dict) else None
         except (ValueError, RecursionError):
             token = None
+    limiter = request.app[keys.LIMITER]
+    signer = request.app[keys.SIGNER]
+    if not (isinstance(token, str) and signer.known(token)) and limiter.address_wait(address):
+        await ws.close(code=CLOSE_RATE_LIMITED, message=b"too many requests")
+        return None
     if not isinstance(token, str):
+        limiter.take_address(address)
         await ws.close(code=CLOSE_UNAUTHORIZED, message=b"auth required")
         return None
     try:
-        return request.app[keys.SIGNER].verify(token)
+        session = signer.verify(token)
     except AuthError:
+        limiter.take_address(address)
         await ws.close(code=CLOSE_UNAUTHORIZED, message=b"bad token")
         return None
+    if limiter.take_user(session.user_id):
+        await ws.close(code=CLOSE_RATE_LIMITED, message=b"too many requests")
+        return None
+    return session
 
 
 async def _push(

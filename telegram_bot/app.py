@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import Update
+from telegram import Chat, Update, User
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -37,10 +37,13 @@ from telegram.ext import (
 
 from core.service import GameService
 from core.settings import Settings
+from miniapp.keys import LIMITER
+from miniapp.ratelimit import retry_after
 from telegram_bot import commands, kick, pause
 from telegram_bot.board import on_callback
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.inline import on_inline
+from telegram_bot.join import TelegramMembership
 from telegram_bot.menus import set_global_menus
 from telegram_bot.notifier import Notifier
 from telegram_bot.port import ServicePort
@@ -49,6 +52,8 @@ from telegram_bot.runtime import Runtime
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+MAX_UPDATE_BYTES = 1 << 20  # the proxy's limit too (deploy/Caddyfile)
+UPDATE_READ_TIMEOUT_S = 10.0
 DEFAULT_WEBHOOK_PATH = "/telegram/webhook"
 BOT_KEY: web.AppKey[Application] = web.AppKey("telegram_application", Application)
 
@@ -93,6 +98,8 @@ def build_application(
     else:
         builder = builder.get_updates_read_timeout(opts.poll_timeout + 10)
     application = builder.build()
+    # the service asks the bot whether a joiner is in a lobby's group (getChatMember)
+    service.use_membership(TelegramMembership(application.bot))
     runtime = Runtime(service, burst=opts.group_burst, period=opts.group_period_s)
     deps = BotDeps(
         settings, ServicePort(service), runtime, bot_username=settings.bot_username or ""
@@ -187,30 +194,108 @@ async def run_bot(application: Application, settings: Settings) -> None:
 def webhook_route(
     application: Application, secret: str | None
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """aiohttp handler: check Telegram's secret header, queue the update, answer 200."""
+    """aiohttp handler: check Telegram's secret header, queue the update, answer 200.
+
+    Closed by default: without a secret nothing is accepted (the settings refuse to start
+    webhook mode without one). A wrong or missing secret gets 403, and spends the sender's
+    address budget like a failed sign-in (429 once it is spent). With the right secret the
+    answer is always 200, because Telegram redelivers anything else and holds back the
+    updates behind it: an update that cannot be read (not JSON, nested too deep, a
+    message that is not an object, a button press with no sender) is logged and dropped.
+    """
+    expected = (secret or "").encode()
 
     async def handle(request: web.Request) -> web.Response:
-        if secret is not None:
-            got = request.headers.get(SECRET_HEADER, "")
-            if not hmac.compare_digest(got.encode(), secret.encode()):
-                return web.json_response(
-                    {"error": {"code": "forbidden", "message": "bad secret token"}}, status=403
-                )
-        try:
-            data = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return web.json_response(
-                {"error": {"code": "bad_request", "message": "body is not JSON"}}, status=400
-            )
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
-            return web.json_response(
-                {"error": {"code": "bad_request", "message": "not an update"}}, status=400
-            )
-        update = Update.de_json(data, application.bot)
-        await application.update_queue.put(update)
+        got = request.headers.get(SECRET_HEADER, "").encode("utf-8", "replace")
+        if not expected or not hmac.compare_digest(got, expected):
+            return _refuse(request)
+        update = _parse_update(await _read_update(request), application)
+        if update is not None:
+            await application.update_queue.put(update)
         return web.json_response({"ok": True})
 
     return handle
+
+
+def _refuse(request: web.Request) -> web.Response:
+    limiter = request.app.get(LIMITER)
+    if limiter is not None:  # the Mini App's limiter, on the shared web server
+        address = limiter.client_address(request)
+        wait = limiter.address_wait(address)
+        if wait > 0:
+            return web.json_response(
+                {"error": {"code": "rate_limited", "message": "too many requests"}},
+                status=429,
+                headers={"Retry-After": str(retry_after(wait))},
+            )
+        limiter.take_address(address)
+    return web.json_response(
+        {"error": {"code": "forbidden", "message": "bad secret token"}}, status=403
+    )
+
+
+async def _read_update(request: web.Request) -> bytes | None:
+    """The body, at most MAX_UPDATE_BYTES, within UPDATE_READ_TIMEOUT_S (None: not read).
+
+    Read here rather than with ``request.read()``: the Mini App's 16 KB body limit is for
+    API calls, and a long message with its reply can be larger than that."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        async with asyncio.timeout(UPDATE_READ_TIMEOUT_S):
+            while chunk := await request.content.readany():
+                size += len(chunk)
+                if size > MAX_UPDATE_BYTES:
+                    log.warning("webhook: dropped an update of more than %d bytes", size)
+                    return None
+                chunks.append(chunk)
+    except (TimeoutError, ConnectionError) as exc:
+        log.warning("webhook: update body not read (%s)", type(exc).__name__)
+        return None
+    return b"".join(chunks)
+
+
+def _parse_update(body: bytes | None, application: Application) -> Update | None:
+    """The update, or None (logged) when it cannot be handled."""
+    if body is None:
+        return None
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        log.warning("webhook: dropped a body that is not JSON (%d bytes)", len(body))
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+        log.warning("webhook: dropped a body that is not an update")
+        return None
+    try:
+        update = Update.de_json(data, application.bot)
+    except Exception as exc:  # PTB raises whatever the malformed field makes it raise
+        kind = type(exc).__name__
+        log.warning("webhook: dropped update %s (%s: %s)", data["update_id"], kind, exc)
+        return None
+    problem = _unusable(update)
+    if problem:
+        log.warning("webhook: dropped update %s (%s)", update.update_id, problem)
+        return None
+    return update
+
+
+def _unusable(update: Update) -> str:
+    """What makes a parsed update unfit for the handlers ('' when nothing): PTB builds an
+    object from any dict, so a press without a sender or a message without a chat only
+    fails later, inside a handler."""
+    for name in ("callback_query", "inline_query", "chosen_inline_result"):
+        item = getattr(update, name)
+        if item is not None and not isinstance(getattr(item, "from_user", None), User):
+            return f"{name} without a sender"
+    for name in ("message", "edited_message", "channel_post", "edited_channel_post"):
+        message = getattr(update, name)
+        if message is not None and not isinstance(getattr(message, "chat", None), Chat):
+            return f"{name} without a chat"
+    query = update.callback_query
+    if query is not None and query.message is not None and not isinstance(query.message.chat, Chat):
+        return "callback_query on a message without a chat"
+    return ""
 
 
 def webhook_path(settings: Settings) -> str:
@@ -223,6 +308,8 @@ def attach_bot(web_app: web.Application, application: Application, settings: Set
     """Mount the webhook route (webhook mode) and run the bot with the web server."""
     web_app[BOT_KEY] = application
     if settings.webhook_url:
+        if not settings.webhook_secret:
+            raise ValueError("webhook mode needs WEBHOOK_SECRET (nothing would be accepted)")
         web_app.router.add_post(
             webhook_path(settings), webhook_route(application, settings.webhook_secret)
         )

@@ -19,6 +19,7 @@ from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps, deps_of, topic_of
 from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator, normalize_language
+from telegram_bot.join import confirm_join
 from telegram_bot.menus import set_chat_menu, set_member_menu
 from telegram_bot.panels import send_panel
 from telegram_bot.port import BotError, ChatKey, UserRef
@@ -188,26 +189,17 @@ async def traditional_member_menu(update: Update, context: ContextTypes.DEFAULT_
 async def join_from_link(
     update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str, t: Translator
 ) -> None:
+    """``/start j<game>``: seat the user, with the pass their press of Join left (a
+    group's lobby refuses anyone who cannot show they are in the group, saying how)."""
     deps = deps_of(context)
     try:
         view = await deps.port.join(game_id, user_ref(update))
     except BotError as exc:
         await reply(update, deps, "⚠ " + t.reason(exc.code))
         return
-    n = len(view.get("seats", []))
-    await reply(
-        update,
-        deps,
-        "✅ "
-        + t.gettext(
-            "You joined the game ({n} players so far). Your role and cards will come here when "
-            "it starts.",
-            n=n,
-        ),
-    )
-    if deps.notifier is not None:
-        deps.notifier.watch(game_id)
-        deps.notifier.poke(game_id)
+    assert update.effective_user is not None
+    user_id = update.effective_user.id
+    await confirm_join(context, deps, game_id, user_id, len(view.get("seats", [])), t)
 
 
 # ---------------------------------------------------------------------- help & rules

@@ -47,11 +47,8 @@ def lobby_keyboard(t: Translator, game_id: str, bot_username: str) -> InlineKeyb
 
     return InlineKeyboardMarkup(
         [
-            [
-                InlineKeyboardButton(
-                    "➕ " + t.gettext("Join"), url=deep_link(bot_username, join_payload(game_id))
-                )
-            ],
+            # a press in the group proves membership (telegram_bot.join); a link would not
+            [act("➕ " + t.gettext("Join"), "jn")],
             [act("🚪 " + t.gettext("Leave"), "lv"), act("▶ " + t.gettext("Start"), "st")],
             [act("⚙ " + t.gettext("Settings"), "se"), act("🤖 " + t.gettext("Add computer"), "ai")],
             [act("⏱ " + t.gettext("+1 min"), "ex"), act("✖ " + t.gettext("Cancel"), "cx")],
@@ -89,6 +86,17 @@ def settings_keyboard(
             )
         ],
     ]
+    open_join = bool((view.get("settings") or {}).get("open_join"))
+    rows.append(
+        [
+            act(
+                "🔓 " + t.gettext("Anyone with the link may join")
+                if open_join
+                else "🔒 " + t.gettext("Only members of this group may join"),
+                "oj",
+            )
+        ]
+    )
     for i, name in enumerate(options_for(edition)):
         mark = "☑" if opts.get(name) else "☐"
         rows.append([act(f"{mark} {t.pgettext('option', name)}", "op", i)])

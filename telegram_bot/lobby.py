@@ -18,6 +18,7 @@ from telegram_bot.callbacks import Callback
 from telegram_bot.commands import cancel_game, is_admin
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import LANGUAGES, SERVICE_LANG, Translator
+from telegram_bot.join import on_join_press
 from telegram_bot.port import BotError
 
 EXTEND_S = 60
@@ -32,6 +33,9 @@ async def on_lobby(
     assert query is not None and user is not None
     action = data.arg(0)
     notifier = deps.notifier
+    if action == "jn":
+        await on_join_press(update, context, game_id, t)
+        return
     if action == "lv":
         try:
             await deps.port.leave(game_id, user.id)
@@ -80,7 +84,7 @@ async def on_lobby(
             lambda uid, force: deps.port.add_computer(game_id, uid, force=force),
         )
         return
-    elif action in ("ed", "rd", "tt", "lg", "op", "cl"):
+    elif action in ("ed", "rd", "tt", "lg", "op", "cl", "oj"):
         await _setting(query, update, context, deps, game_id, t, action, data)
         return
     else:
@@ -159,6 +163,8 @@ async def _setting(
         change["rounds"] = next_choice("rounds", options.get("rounds", 3))
     elif action == "cl":
         change["computer_level"] = next_choice("computer_level", settings.get("computer_level"))
+    elif action == "oj":
+        change["open_join"] = not settings.get("open_join", False)
     elif action == "tt":
         change["turn_time"] = next_choice("turn_time", settings.get("turn_time"))
     elif action == "lg":

@@ -45,6 +45,11 @@ from miniapp.server import create_app
 log = logging.getLogger(__name__)
 
 RESTART_BACKOFF_S = 1.0
+# A connection is closed once it has sent no complete request for this long: an idle
+# keep-alive connection, and one that trickles its request headers (aiohttp's keep-alive
+# timer also runs from the connection's start). Above the proxy's own upstream idle
+# timeout (deploy/Caddyfile: 20 s), so that the proxy, not the app, closes idle ones.
+IDLE_CONNECTION_S = 30.0
 TIMER_SLOT = -1  # the supervisor's key for the timer process (workers are 0..N-1)
 TIMER_PROCESS_INTERVAL_S = 0.1
 TIMER_PROCESS_LEASE_MS = 500
@@ -62,6 +67,10 @@ def check_settings(settings: Settings) -> list[str]:
         )
     if settings.webhook_url and not settings.webhook_url.startswith("https://"):
         problems.append("WEBHOOK_URL must be an https:// URL (Telegram requires HTTPS).")
+    if settings.runs_bot and settings.webhook_url and not settings.webhook_secret:
+        problems.append("WEBHOOK_SECRET is required in webhook mode (WEBHOOK_URL).")
+    if settings.initdata_max_age <= 0 or settings.session_max_age <= 0:
+        problems.append("INITDATA_MAX_AGE and SESSION_MAX_AGE must be above 0 seconds.")
     return problems
 
 
@@ -87,6 +96,8 @@ def build_service(settings: Settings, role: TimerRole, store: GameStore) -> Game
         game_ttl_s=settings.game_idle_hours * 3600,
         timer_role=role,
     )
+    if settings.local_mode:  # one person on localhost: no caps on the games they open
+        config = replace(config, max_open_lobbies=None, max_open_games=None)
     if role == "turns":  # a process of its own: polling Redis often costs it nothing else;
         # a short lease (renewed while a fire runs) lets the workers' fallback take over
         # a killed timer process's claims soon
@@ -134,7 +145,13 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
-    runner = web.AppRunner(app, handle_signals=False, access_log=None, shutdown_timeout=5.0)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        access_log=None,
+        shutdown_timeout=5.0,
+        keepalive_timeout=IDLE_CONNECTION_S,
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port, reuse_port=settings.workers > 1)

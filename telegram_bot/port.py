@@ -61,6 +61,10 @@ class ServicePort:
         with refused():
             return await self.service.join(game_id, user)
 
+    async def grant_join_pass(self, game_id: str, user_id: int) -> None:
+        """The user pressed the lobby's Join button in its group (telegram_bot.join)."""
+        await self.service.grant_join_pass(game_id, user_id)
+
     async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
         with refused():
             return await self.service.leave(game_id, user_id)

@@ -38,6 +38,8 @@ from core.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 SETTINGS_VARS = sorted(f.name.upper() for f in dataclasses.fields(Settings))
+# read by docker-compose.yml from .env, never by the app
+COMPOSE_ONLY_VARS = ["REDIS_PASSWORD"]
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +95,9 @@ def test_environment_comes_from_dotenv(compose: dict[str, Any]) -> None:
     assert set(proxy["environment"]) == {"PUBLIC_URL"}
     assert proxy["environment"]["PUBLIC_URL"].startswith("${PUBLIC_URL:?")  # required
     app_env = service(compose, "app")["environment"]
-    assert app_env["REDIS_URL"] == "redis://redis:6379/0"
+    assert app_env["REDIS_URL"] == (
+        "redis://:${REDIS_PASSWORD:?set REDIS_PASSWORD in .env}@redis:6379/0"
+    )
     assert app_env["HOST"] == "0.0.0.0"
     assert str(app_env["PORT"]) == "8080"
 
@@ -111,7 +115,7 @@ def test_volumes_keep_redis_and_caddy_data(compose: dict[str, Any]) -> None:
     redis_mounts = service(compose, "redis")["volumes"]
     assert "redis-data:/data" in redis_mounts
     assert "./deploy/redis.conf:/usr/local/etc/redis/redis.conf:ro" in redis_mounts
-    assert "/usr/local/etc/redis/redis.conf" in service(compose, "redis")["command"]
+    assert "/usr/local/etc/redis/redis.conf" in " ".join(service(compose, "redis")["command"])
     proxy_mounts = service(compose, "proxy")["volumes"]
     assert "caddy-data:/data" in proxy_mounts
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy_mounts
@@ -179,7 +183,9 @@ def test_redis_persists_and_never_evicts() -> None:
     assert directives["appendonly"] == "yes"
     assert directives["maxmemory-policy"] == "noeviction"
     assert directives["dir"] == "/data"
-    assert directives["protected-mode"] == "no"  # else the app container is refused
+    # with the password from compose (--requirepass) protected mode refuses nobody; it
+    # would refuse other hosts if this file ever ran without one
+    assert directives["protected-mode"] == "yes"
 
 
 # ------------------------------------------------------------------------------- Caddyfile
@@ -211,7 +217,7 @@ def env_example() -> dict[str, str]:
 
 def test_env_example_lists_every_setting_and_nothing_else() -> None:
     values = env_example()
-    assert sorted(values) == SETTINGS_VARS
+    assert sorted(values) == sorted(SETTINGS_VARS + COMPOSE_ONLY_VARS)
     settings = Settings.from_env(values)  # the example itself is a valid configuration
     assert settings.workers >= 1
 
@@ -219,7 +225,7 @@ def test_env_example_lists_every_setting_and_nothing_else() -> None:
 def test_readme_documents_every_setting() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `([A-Z_]+)` \|", readme, re.M))
-    assert documented == set(SETTINGS_VARS)
+    assert documented == set(SETTINGS_VARS + COMPOSE_ONLY_VARS)
 
 
 # ---------------------------------------------------------------- Caddy itself, on loopback

@@ -18,9 +18,10 @@ from core.service.models import (
 )
 from core.service.records import new_game_id
 from core.service.service import GameService
-from core.store import STORE_UNAVAILABLE, Change
+from core.store import STORE_FULL, STORE_UNAVAILABLE, Change
 
 __all__ = [
+    "STORE_FULL",
     "STORE_UNAVAILABLE",
     "Change",
     "ChatKey",

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from core import engine
+from core.engine.moves import parse_move
 from core.service import clock, lobby, movelog
 from core.service.agents import Chooser
 from core.service.archive import game_record, round_record
@@ -29,6 +30,7 @@ from core.service.models import (
     ServiceError,
 )
 from core.service.records import (
+    CLOSE_OUT_REPAIR_MS,
     MAX_ATTEMPTS,
     STATE_CACHE_SIZE,
     Loaded,
@@ -36,9 +38,18 @@ from core.service.records import (
     WarningHandler,
     decode_state,
     encode_state,
+    is_over,
 )
 from core.service.views import game_view, lobby_view
-from core.store import KEEP, STORE_UNAVAILABLE, CommitResult, Deadline, GameStore, Keep
+from core.store import (
+    KEEP,
+    STORE_FULL,
+    STORE_UNAVAILABLE,
+    CommitResult,
+    Deadline,
+    GameStore,
+    Keep,
+)
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +134,14 @@ class ServiceCore:
         state = self._decode(game_id, record.state) if record.state else None
         meta = _based(meta, record.version, state, shared=read_only)
         loaded = Loaded(
-            game_id, record.version, meta, state, record.state, record.deadline_ms, record.presence
+            game_id,
+            record.version,
+            meta,
+            state,
+            record.state,
+            record.deadline_ms,
+            record.presence,
+            is_over(meta, state),
         )
         self._keep_recent(loaded, record.meta)
         return loaded
@@ -152,6 +170,7 @@ class ServiceCore:
             old.state_json,
             old.deadline_ms,
             dict(old.presence),
+            old.over,
         )
 
     def _meta_of(self, game_id: str, stored: str, *, fresh: bool = True) -> Meta:
@@ -194,15 +213,20 @@ class ServiceCore:
             self._states.popitem(last=False)
 
     def _ttl(self, meta: Meta, state: Any | None) -> float:
-        if meta.cancelled or (state is not None and engine.phase(state) == "finished"):
+        if is_over(meta, state):
             return self.config.finished_ttl_s
-        return self.config.game_ttl_s if meta.started else self._lobby_record_ttl()
+        if meta.started:
+            return self._record_ttl(self.config.game_ttl_s)
+        return self._lobby_record_ttl()
 
     def _lobby_record_ttl(self) -> float:
-        """A lobby's record outlives its idle timer (which expires it with a commit every
-        worker hears) by a grace period; the key's own TTL is only the backstop."""
-        ttl = self.config.lobby_ttl_s
-        return ttl + min(self.config.lobby_grace_s, ttl)
+        return self._record_ttl(self.config.lobby_ttl_s)
+
+    def _record_ttl(self, idle_s: float) -> float:
+        """A lobby's or game's record outlives its idle timer (which expires it with a
+        commit every worker hears, and then cleans up) by a grace period; the key's own
+        TTL is only the backstop for when no worker runs timers at all."""
+        return idle_s + min(self.config.lobby_grace_s, idle_s)
 
     def _lobby_deadline(self, meta: Meta, now: int, *, idle: bool = True) -> Deadline | None:
         """The lobby's one timer (principle 5), armed by every lobby commit: the auto-start
@@ -249,7 +273,11 @@ class ServiceCore:
         With a replica wait, a commit no replica confirmed is retried the same way, then
         refused: ``ServiceError("busy")`` (applied on the master, not announced; a retry
         with the same submission id answers once a replica has it).
+        A commit that ends the game (cancelled, expired) arms a repair deadline, as the
+        finishing move does: if this worker dies before its clean-up, a timer redoes it.
         """
+        if change.deadline is None and change.meta.cancelled:
+            change.deadline = Deadline(self.now_ms() + CLOSE_OUT_REPAIR_MS)
         state_json = (
             encode_state(change.state)
             if change.state_changed and change.state is not None
@@ -265,6 +293,8 @@ class ServiceCore:
                 result = await self._send_commit(
                     loaded.game_id, expected, state_json, meta_json, change, sid
                 )
+            except STORE_FULL:
+                raise  # refused whole (nothing written): no retry fixes it, 503 at once
             except STORE_UNAVAILABLE:
                 if time.monotonic() + delay > give_up:
                     raise
@@ -306,6 +336,7 @@ class ServiceCore:
             state_json,
             deadline_ms,
             presence,
+            is_over(change.meta, change.state),
         )
         self._keep_recent(new, meta_json)
         await self._after_commit(loaded, new)
@@ -361,24 +392,38 @@ class ServiceCore:
                 now_ms=self.now_ms(),
                 window_ms=window,
             )
+        # an idle game's deadline is its expiry, not anyone's turn running out
+        turn_deadline = None if loaded.meta.idle_until is not None else loaded.deadline_ms
         return game_view(
             loaded.meta,
             loaded.state,
             version=loaded.version,
             viewer=user_id,
             presence=loaded.presence,
-            deadline_ms=loaded.deadline_ms,
+            deadline_ms=turn_deadline,
             now_ms=self.now_ms(),
             window_ms=window,
         )
 
     # ============================================================ timing rules
-    def _deadline(
-        self, meta: Meta, state: Any, now: int, version: int | None = None
+    def _deadline(self, meta: Meta, state: Any, now: int, version: int | None = None) -> Deadline:
+        """The deadline of whoever acts now (RULES §7); when nobody is timed (a human's
+        turn without a turn time, or a paused game), the game's idle expiry
+        ``game_ttl_s`` from now, which a timer commits like any change
+        (``Timers._expire_idle``). ``version``: of the commit that arms it (a human's turn
+        remembers where it began, see ``clock.begin_turn``)."""
+        deadline = self._turn_deadline(meta, state, now, version)
+        if deadline is None:
+            meta.idle_until = now + int(self.config.game_ttl_s * 1000)
+            return Deadline(meta.idle_until)
+        meta.idle_until = None
+        return deadline
+
+    def _turn_deadline(
+        self, meta: Meta, state: Any, now: int, version: int | None
     ) -> Deadline | None:
         """The deadline of whoever acts now (RULES §7), or None when nobody is timed (or
-        the game is paused). ``version``: of the commit that arms it (a human's turn
-        remembers where it began, see ``clock.begin_turn``)."""
+        the game is paused)."""
         phase = engine.phase(state)
         if phase == "finished":
             return Deadline(now + 1000)  # repair timer: archives if the finishing worker died
@@ -412,8 +457,11 @@ class ServiceCore:
             entry: dict[str, Any] = {"timeout": True}
         else:
             assert seat is not None
-            new_state, _ = engine.apply_move(state, seat, move)
-            entry = {"seat": seat, "move": move}
+            # the log keeps the move as the engine reads it: fields it does not know are
+            # dropped, never stored (a client's junk would live in the archive for months)
+            parsed = parse_move(move)
+            new_state, _ = engine.apply_move(state, seat, parsed)
+            entry = {"seat": seat, "move": parsed}
         entry["v"] = loaded.version + 1
         new_phase = engine.phase(new_state)
         if new_phase in ("round_over", "finished") and old_phase != new_phase:
@@ -452,11 +500,9 @@ class ServiceCore:
         return KEEP
 
     async def _after_commit(self, old: Loaded, new: Loaded) -> None:
-        finished = new.state is not None and engine.phase(new.state) == "finished"
-        was_over = old.meta.cancelled or (
-            old.state is not None and engine.phase(old.state) == "finished"
-        )
-        if (finished or new.meta.cancelled) and not was_over:
+        # ``old.over`` is the game as loaded: the decision changed ``old.meta`` in place
+        # (so ``old.meta.cancelled`` is already the new value)
+        if new.over and not old.over:
             try:
                 await self._close_out(new)
             except Exception:  # the finished game's repair timer retries

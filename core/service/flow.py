@@ -24,8 +24,10 @@ log = logging.getLogger(__name__)
 class GameFlow(Queries):
     # ================================================================= pause
     async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
-        """Stop the clock (the creator, or with ``force`` a group admin): no deadline, no
-        computer move and no move at all until ``resume``; the view says ``paused``."""
+        """Stop the clock (the creator, or with ``force`` a group admin): no turn
+        deadline, no computer move and no move at all until ``resume``; the view says
+        ``paused``. A paused game still expires when nobody touches it for the game's idle
+        time (its one deadline is then that expiry)."""
 
         def decide(loaded: Loaded) -> Plan | None:
             meta = loaded.meta
@@ -37,7 +39,7 @@ class GameFlow(Queries):
             meta.paused = True
             meta.paused_left_ms = _time_left(loaded, now)
             self._bump(loaded, meta)
-            return Plan(meta, state, [], None, state_changed=False)
+            return Plan(meta, state, [], self._deadline(meta, state, now), state_changed=False)
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
@@ -56,12 +58,18 @@ class GameFlow(Queries):
             left, meta.paused_left_ms = meta.paused_left_ms, None
             meta.paused = False
             seat = engine.actor(state)
-            deadline: Deadline | None
+            deadline: Deadline
             if engine.phase(state) == "round_over":
                 meta.pause_until = now + (meta.round_pause_s * 1000 if left is None else left)
                 deadline = self._deadline(meta, state, now)
-            elif seat is not None and not meta.seats[seat].by_computer and left is not None:
-                deadline = clock.resumed(meta, left, now)
+            elif (
+                seat is not None
+                and not meta.seats[seat].by_computer
+                and left is not None
+                and (resumed := clock.resumed(meta, left, now)) is not None
+            ):
+                meta.idle_until = None  # a turn's clock again, not the paused game's expiry
+                deadline = resumed
             else:
                 deadline = self._deadline(meta, state, now, loaded.version + 1)
             self._bump(loaded, meta)
@@ -110,6 +118,8 @@ class GameFlow(Queries):
                         return entered
                 chat = old.chat_key
                 if chat is not None and (busy := await self.game_for_chat(chat)) is not None:
+                    if (await self._load(game_id)).meta.rematch == busy:
+                        continue  # another press recorded it meanwhile: enter that one
                     raise ServiceError("chat_busy", "this chat already has a game", game_id=busy)
                 now = self.now_ms()
                 new = rematch.lobby_for(old, user_id, new_game_id(), now)
@@ -235,6 +245,8 @@ def _time_left(loaded: Loaded, now: int) -> int | None:
         return None if meta.pause_until is None else max(0, meta.pause_until - now)
     seat = engine.actor(state)
     if seat is None or meta.seats[seat].by_computer or loaded.deadline_ms is None:
+        return None
+    if meta.idle_until is not None:  # the deadline is the game's idle expiry, not a turn's
         return None
     return max(0, loaded.deadline_ms - now)
 

@@ -148,6 +148,8 @@ def configure(meta: Meta, settings: dict[str, Any]) -> None:
                 seat.level = meta.computer_level
     if "takeover_after" in values:
         meta.takeover_after = values["takeover_after"]
+    if "open_join" in values:
+        meta.open_join = values["open_join"]
 
 
 def context_of(meta: Meta) -> Context:

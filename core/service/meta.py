@@ -87,6 +87,7 @@ class Meta:
     # how the computer plays: new computer seats, and humans' seats it takes over
     computer_level: str = "normal"
     countdown_s: int | None = None  # lobby auto-start countdown length (None: off)
+    open_join: bool = False  # a group's lobby admits anyone, members of the group or not
     autostart_at: int | None = None  # ms: the running countdown's end (enough players)
     idle_until: int | None = None  # ms: the lobby expires then unless something changes
     started: bool = False

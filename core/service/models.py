@@ -55,7 +55,9 @@ class ServiceError(Exception):
     ``not_seated``, ``not_enough_players``, ``too_many_players``, ``invalid_config``,
     ``bad_setting``, ``busy`` (too many concurrent changes, retry), ``kicked`` (removed
     by the creator or an admin: no joining again, no taking the seat back),
-    ``not_started`` (pause/resume in a lobby), ``not_finished`` (play again before the end).
+    ``not_started`` (pause/resume in a lobby), ``not_finished`` (play again before the end),
+    ``too_many_lobbies`` / ``too_many_games`` (the user's cap, ``details["limit"]``),
+    ``membership_required`` (a group's lobby: no proof that the user is in that group).
     """
 
     def __init__(self, code: str, message: str = "", **details: Any) -> None:
@@ -98,8 +100,10 @@ class ServiceConfig:
     """Timing and retention knobs (seconds unless the name says otherwise)."""
 
     lobby_ttl_s: int = 24 * 3600  # idle lobby: the lobby timer expires it (status cancelled)
-    lobby_grace_s: int = 3600  # the record outlives that timer by min(this, lobby_ttl_s)
-    game_ttl_s: int = 3 * 24 * 3600
+    # the record outlives its idle timer by min(this, the idle time): a lobby's and a
+    # started game's key TTL is only a backstop for when no worker runs timers at all
+    lobby_grace_s: int = 3600
+    game_ttl_s: int = 3 * 24 * 3600  # idle started game: its timer expires it (cancelled)
     finished_ttl_s: int = 3600
     think_delay_s: float = 1.5
     bot_ready_delay_s: float = 0.5
@@ -125,3 +129,8 @@ class ServiceConfig:
     # that no replica confirmed (replica wait) is sent again with its submission id for
     # this long (a Sentinel failover takes its down-after time plus ~1-2 s), then fails.
     commit_retry_s: float = 15.0
+    # What one user may have open at once among the games they opened (None: no cap, as
+    # in local mode): lobbies not started yet, and lobbies and games not over.
+    max_open_lobbies: int | None = 3
+    max_open_games: int | None = 10
+    join_pass_s: int = 900  # a press of a group lobby's Join button admits for this long

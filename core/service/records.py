@@ -23,6 +23,7 @@ WarningHandler = Callable[[TurnWarning], Awaitable[None]]
 MAX_ATTEMPTS = 8
 STATE_CACHE_SIZE = 1024  # decoded states kept per worker (a load test drives ~1,000 games)
 TOUCH_EVERY_MS = 30_000  # presence (online window 120 s) is rewritten at most this often
+CLOSE_OUT_REPAIR_MS = 1_000  # a game that ended: its clean-up is redone after this if lost
 
 
 def new_game_id() -> str:
@@ -76,6 +77,14 @@ class Loaded:
     state_json: str
     deadline_ms: int | None
     presence: dict[str, int]
+    # over (cancelled or finished) as stored: decisions change ``meta`` in place, so after
+    # one, only this still says what the game was before the commit
+    over: bool = False
+
+
+def is_over(meta: Meta, state: Any | None) -> bool:
+    """Cancelled (or expired), or finished: nothing more happens in this game."""
+    return meta.cancelled or (state is not None and engine.phase(state) == "finished")
 
 
 @dataclass(slots=True)

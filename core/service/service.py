@@ -12,6 +12,7 @@ from core import engine
 from core.service import chat_settings, lobby, lobby_settings
 from core.service.core import client_submission_id
 from core.service.flow import GameFlow
+from core.service.guards import Guards
 from core.service.meta import Meta, Seat
 from core.service.models import (
     ChatKey,
@@ -22,12 +23,13 @@ from core.service.models import (
 from core.service.queries import Queries
 from core.service.records import Loaded, Plan, new_game_id
 from core.service.timers import Timers
+from core.service.usertext import clean_user
 from core.store import EPOCH_GAP, Deadline, Keep
 
 log = logging.getLogger(__name__)
 
 
-class GameService(GameFlow, Timers, Queries):
+class GameService(GameFlow, Timers, Queries, Guards):
     """The API of CONTRACTS.md §3."""
 
     # ================================================================= lobby
@@ -54,8 +56,11 @@ class GameService(GameFlow, Timers, Queries):
         seats; when they fill every seat but the creator's the game starts at once
         (``autostart``), as the Mini App's "play against the computer" does. ``title``:
         the group's title, kept with the game and its record ("My games").
-        Raises ServiceError ``chat_busy`` (``details["game_id"]``) when the chat has one.
+        Raises ServiceError ``chat_busy`` (``details["game_id"]``) when the chat has one,
+        ``too_many_lobbies`` / ``too_many_games`` past the creator's caps.
         """
+        creator = clean_user(creator)
+        await self._check_caps(creator.user_id)
         last = await self._last_settings(chat) if edition is None else None
         edition = edition or (last or {}).get("edition") or "classic"
         meta = Meta(
@@ -128,6 +133,11 @@ class GameService(GameFlow, Timers, Queries):
         raise ServiceError("busy", "could not claim the chat; try again")
 
     async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
+        """Take a seat (idempotent). A group's lobby admits only members of that group
+        (``membership_required`` otherwise; see ``core.service.guards``)."""
+        user = clean_user(user)
+        await self._admit(game_id, user.user_id)
+
         def decide(loaded: Loaded) -> Plan | None:
             if loaded.meta.seat_of(user.user_id) is not None and not loaded.meta.started:
                 return None

@@ -215,12 +215,15 @@ class Timers(ServiceCore):
                 if await self._commit(loaded, self._lobby_timeout(loaded)) is not None:
                     self.fired += 1
                 return
-            if loaded.state is None or loaded.meta.cancelled:
-                await self.store.timer_done(claim)
-                return
-            if engine.phase(loaded.state) == "finished":
+            if loaded.over:  # cancelled, expired or finished: (re)do the clean-up
                 await self._close_out(loaded)
                 await self.store.timer_done(claim)
+                return
+            assert loaded.state is not None
+            if loaded.meta.idle_until is not None:  # nobody's turn is timed: idle expiry
+                change = self._idle_expiry(loaded)
+                if change is not None and await self._commit(loaded, change) is not None:
+                    self.fired += 1
                 return
             change = await self._timed_step(loaded)
             if await self._commit(loaded, change) is not None:
@@ -246,6 +249,20 @@ class Timers(ServiceCore):
         return Plan(
             meta, None, [], self._lobby_deadline(meta, now, idle=False), state_changed=False
         )
+
+    def _idle_expiry(self, loaded: Loaded) -> Plan | None:
+        """A started game nobody has moved in for ``game_ttl_s``: it ends, cancelled (meta
+        ``expired``), in a commit every worker hears — the chat is freed, the game lists
+        and claims cleaned up, the group's message closed — rather than its key vanishing
+        under everyone. None if the deadline came early (another worker's clock): the
+        claim's lease runs out and it is looked at again."""
+        meta = loaded.meta
+        if meta.idle_until is None or self.now_ms() < meta.idle_until:
+            return None
+        meta.cancelled = meta.expired = True
+        meta.idle_until = None
+        self._bump(loaded, meta)
+        return Plan(meta, loaded.state, [], None, state_changed=False)
 
     async def _timed_step(self, loaded: Loaded) -> Plan:
         """The move a due deadline makes: a computer seat's move, or the timeout rule."""

@@ -33,6 +33,7 @@ def settings_view(meta: Meta) -> dict[str, Any]:
         "takeover_after": meta.takeover_after,
         "computer_level": meta.computer_level,
         "countdown": meta.countdown_s,
+        "open_join": meta.open_join,
         "max_seats": meta.max_seats,
         "min_players": lo,
         "max_players": min(hi, meta.max_seats),

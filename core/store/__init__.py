@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError as RedisOutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.store.base import (
@@ -24,12 +25,17 @@ from core.store.keys import Keys
 from core.store.memory import MemoryStore
 from core.store.redis_store import RedisStore
 
-# The store cannot be reached (Redis restarting, a cut connection): nothing was written and
-# the caller may retry. Callers catch these without knowing which backend runs.
+# Redis is full (``maxmemory`` reached, ``noeviction``): it refuses every write, and a
+# script refused at its first write wrote nothing. Reads go on.
+STORE_FULL: tuple[type[Exception], ...] = (RedisOutOfMemoryError,)
+# The store cannot be reached (Redis restarting, a cut connection) or is full: nothing was
+# written and the caller may retry (the API answers 503). Callers catch these without
+# knowing which backend runs.
 STORE_UNAVAILABLE: tuple[type[Exception], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
     OSError,
+    *STORE_FULL,
 )
 
 
@@ -56,6 +62,7 @@ __all__ = [
     "DEFAULT_ARCHIVE_RETENTION_S",
     "EPOCH_GAP",
     "KEEP",
+    "STORE_FULL",
     "STORE_UNAVAILABLE",
     "TIMER_TURN",
     "TIMER_WARN",

@@ -84,6 +84,17 @@ def _str_map(values: Any) -> dict[str, str]:
     return {_str(k): _str(v) for k, v in values.items()}
 
 
+def _first_or_raise(replies: list[Any]) -> list[Any]:
+    """The replies of a pipeline whose first command is the one that matters: its error
+    is raised, the others' are logged (and stay in the list)."""
+    if replies and isinstance(replies[0], Exception):
+        raise replies[0]
+    for reply in replies[1:]:
+        if isinstance(reply, Exception):
+            log.warning("a timer hint was not written (%s); the sweeper restores it", reply)
+    return replies
+
+
 def anonymise(record: dict[str, Any], user_id: int) -> bool:
     """Drop a user's identity from an archived record (their seat stays, nameless)."""
     changed = False
@@ -242,7 +253,7 @@ class RedisStore:
             if deadline is not None:
                 pipe.zadd(self.keys.timers(), {member: int(deadline.at_ms)})
 
-        created, *_ = await self._pipeline(build)
+        created, *_ = await self._pipeline(build, only_first=True)
         if not created and deadline is not None:
             await self._undo_hints([(member, int(deadline.at_ms))])
         return bool(created)
@@ -341,12 +352,16 @@ class RedisStore:
             if wait_ms:
                 pipe.execute_command("WAIT", 1, wait_ms)
 
-        replies = await self._pipeline(build)
+        # A hint refused after the script committed (Redis full, say) must not turn the
+        # commit into an error: the sweeper restores the hint from the record.
+        replies = await self._pipeline(build, only_first=True)
         status, version = (int(x) for x in replies[0])
         if status != 1 and hints:  # a loser's, a retry's or a renumbered game's: undone
             await self._undo_hints(hints)
         if status in (1, 2):
-            confirmed = not wait_ms or int(replies[-1]) >= 1
+            # (a WAIT that failed is left in the replies as its error: not confirmed)
+            waited = replies[-1]
+            confirmed = not wait_ms or (isinstance(waited, int) and waited >= 1)
             if confirmed and wait_ms:
                 await self._publish(game_id, version)
             self._remember(game_id, _Cached.of(version, state, meta))
@@ -786,23 +801,29 @@ class RedisStore:
         return changed
 
     # ------------------------------------------------------------------- plumbing
-    async def _pipeline(self, build: Callable[[Pipeline], None]) -> list[Any]:
+    async def _pipeline(
+        self, build: Callable[[Pipeline], None], *, only_first: bool = False
+    ) -> list[Any]:
         """Run a non-transactional pipeline in one round trip (scripts as bare EVALSHA:
         redis-py would add a SCRIPT EXISTS trip); after a Redis restart forgot the
-        scripts, load them and run it again (a NOSCRIPT command did nothing)."""
+        scripts, load them and run it again (a NOSCRIPT command did nothing).
+
+        ``only_first``: only the first command's error is raised; the others' (index
+        hints, which the sweeper repairs) are logged and left in the replies."""
         pipe = self.redis.pipeline(transaction=False)
         build(pipe)
         commands = [args for args, _options in pipe.command_stack]
         if all(_str(args[0]).upper() in _LEAN_COMMANDS for args in commands):
             try:
-                return await self._lean(commands)
+                return await self._lean(commands, only_first=only_first)
             except (NoScriptError, RedisConnectionError, RedisTimeoutError):
                 pass  # redis-py's path below: loads the scripts, retries the connection
         for attempt in range(2):
             async with self.redis.pipeline(transaction=False) as pipe:
                 build(pipe)
                 try:
-                    return list(await pipe.execute())
+                    replies = list(await pipe.execute(raise_on_error=not only_first))
+                    return _first_or_raise(replies) if only_first else replies
                 except NoScriptError:
                     if attempt:
                         raise
@@ -821,7 +842,9 @@ class RedisStore:
             reply = await script(keys=list(keys), args=list(args))
         return reply
 
-    async def _lean(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    async def _lean(
+        self, commands: Sequence[Sequence[Any]], *, only_first: bool = False
+    ) -> list[Any]:
         """Send commands in one write and read their replies, on a connection of the
         client's own pool, without redis-py's per-command machinery (retry wrapper,
         observability hooks, response callbacks): ~110 → ~50 µs of CPU for one command
@@ -844,6 +867,8 @@ class RedisStore:
                 except ResponseError as exc:  # an error reply is read whole: go on
                     error = error or exc
                     replies.append(exc)
+            if only_first:
+                return _first_or_raise(replies)
             if error is not None:
                 raise error
             return replies

@@ -89,6 +89,25 @@ def forged_tokens(rng: random.Random, user_id: int) -> list[tuple[str, str]]:
     ]
 
 
+def surrogate_cases(user_id: int) -> list[Case]:
+    """Valid sign-ins whose names are lone surrogates (a JSON escape Telegram's signature
+    covers), and bodies carrying them: never a 5xx (they once were: a name that no UTF-8
+    encoder accepts broke every answer about its game)."""
+    from miniapp.auth import sign_init_data
+    from tests.load.harness import BOT_TOKEN
+
+    user = json.dumps({"id": user_id, "first_name": "\ud800", "last_name": "x\udfff"})
+    signed = sign_init_data({"auth_date": str(int(time.time())), "user": user}, BOT_TOKEN)
+    h = {"Authorization": f"tma {signed}", "Content-Type": "application/json"}
+    return [
+        Case("surrogate:session", "POST", "/api/session", h, b"{}", "not5xx"),
+        Case("surrogate:create", "POST", "/api/games", h, b'{"edition": "\\ud800"}', "4xx"),
+        Case("surrogate:options", "POST", "/api/games", h, b'{"options": {"\\udfff": 1}}', "4xx"),
+        Case("surrogate:join", "POST", "/api/games/{game}/join", h, b"{}", "not5xx"),
+        Case("surrogate:view", "GET", "/api/games/{game}", h, None, "not5xx"),
+    ]
+
+
 def forgery_cases(rng: random.Random, user_id: int) -> list[Case]:
     """Each forged credential against the session, a game view and a move: all 401."""
     cases = []

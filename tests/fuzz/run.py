@@ -99,16 +99,24 @@ class Fuzzer:
         return self.rng.choice(self.driver.games)
 
     async def forgeries(self, rounds: int) -> None:
+        """Each forged credential from a client address of its own, as the proxy (the fuzzer
+        here, a trusted proxy) reports it: every one must be checked and answered 401. From
+        a single address they would soon be answered 429 before any check (the limiter),
+        which tests/security shows; here the check itself is fuzzed."""
         jobs = []
         for _ in range(rounds):
-            for case in hostile.forgery_cases(self.rng, self.rng.randrange(1, 2**40)):
+            cases = hostile.forgery_cases(self.rng, self.rng.randrange(1, 2**40))
+            cases += hostile.surrogate_cases(self.rng.randrange(1, 2**40))
+            for case in cases:
                 path = case.path.replace("{game}", self.game().game_id)
+                r = self.rng.randrange
+                forwarded = {"X-Forwarded-For": f"10.{r(256)}.{r(256)}.{r(1, 255)}"}
                 jobs.append(
                     self.send(
                         case.kind,
                         case.method,
                         path,
-                        headers=case.headers,
+                        headers={**case.headers, **forwarded},
                         raw=case.raw,
                         expect=case.expect,
                     )
@@ -451,7 +459,13 @@ async def run_fuzz(
     out: dict[str, Any] = {"seed": seed}
     with (
         RedisServer() as redis_server,
-        ServerGroup(redis_server.url, workers=workers, prefix="fuzz:") as server,
+        # the fuzzer stands where the proxy would (its X-Forwarded-For names the client)
+        ServerGroup(
+            redis_server.url,
+            workers=workers,
+            prefix="fuzz:",
+            extra_env={"TRUSTED_PROXIES": "127.0.0.1"},
+        ) as server,
     ):
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
             api = Api(server.base_url, http)

@@ -38,15 +38,16 @@ def role_words() -> set[str]:
     return words
 
 
-def join_url(message: dict[str, Any]) -> str:
-    for b in buttons(message):
-        if b.get("url") and "?start=j" in b["url"]:
-            return str(b["url"])
-    raise AssertionError("no join button")
+# the lobby's Join button: a callback (a press in the group proves membership)
+JOIN_MARK = ":jn"
+
+
+def is_join(b: dict[str, Any]) -> bool:
+    return str(b.get("callback_data", "")).endswith(JOIN_MARK)
 
 
 def is_lobby(m: dict[str, Any]) -> bool:
-    return any("?start=j" in str(b.get("url", "")) for b in buttons(m))
+    return any(is_join(b) for b in buttons(m))
 
 
 async def open_lobby(
@@ -77,11 +78,15 @@ async def choose_language(api: Any, user: FakeUser, chat_id: int, name: str) -> 
 
 
 async def join(env: BotEnv, game_id: str, group: FakeChat, user: FakeUser) -> None:
+    """Press Join under the lobby in the group, as a player does: seated at once when the
+    bot can write to them, else answered with the deep link, which they follow."""
     api = env.api
     lobby = api.last_bot_message(group.id, is_lobby)
     assert lobby is not None
-    payload = join_url(lobby).split("?start=", 1)[1]
-    user.press_start(payload)
+    qid = user.press(lobby, is_join)
+    answer = await api.wait_for(lambda: api.callback_queries[qid]["answer"])
+    if answer.get("url"):
+        user.press_start(str(answer["url"]).split("?start=", 1)[1])
 
     async def seated() -> bool:
         return user.id in {s.user_id for s in await env.service.seats(game_id)}

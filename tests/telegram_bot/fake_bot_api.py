@@ -12,6 +12,14 @@ The driver half (``FakeUser``, ``FakeChat``) produces updates: messages, command
 entities, ``/start`` payloads, button presses on recorded messages, inline queries and
 forum topics. Updates are served by ``getUpdates`` (long poll) or POSTed to a webhook
 with the secret header.
+
+Membership: a group made with ``members=...`` knows who is in it (whoever writes or
+presses a button there joins it; a non-member cannot press its buttons, they never see
+its messages), and ``getChatMember`` answers ``left`` for anyone else; a group made with
+``members_visible=False`` refuses ``getChatMember`` for other users, as Telegram may when
+the bot is no admin. Without ``members``, everyone counts as a member (most tests).
+Callback answers may carry a ``url``, which Telegram only accepts as a ``t.me`` link to
+the bot itself (a game's URL aside).
 """
 
 from __future__ import annotations
@@ -134,6 +142,14 @@ class FakeChat:
     is_forum: bool = False
     admins: set[int] = field(default_factory=set)
     creator: int | None = None
+    members: set[int] | None = None  # None: everyone is a member
+    members_visible: bool = True  # False: getChatMember refuses other users
+
+    def is_member(self, user_id: int) -> bool:
+        if self.type == "private":
+            return user_id == self.id
+        known = self.members is None or user_id in self.members or user_id == BOT_ID
+        return known or user_id in self.admins or user_id == self.creator
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"id": self.id, "type": self.type}
@@ -213,9 +229,18 @@ class FakeBotAPI:
         return u
 
     def group(
-        self, chat_id: int, title: str, *, admins: Iterable[int] = (), forum: bool = False
+        self,
+        chat_id: int,
+        title: str,
+        *,
+        admins: Iterable[int] = (),
+        forum: bool = False,
+        members: Iterable[int] | None = None,
+        members_visible: bool = True,
     ) -> FakeChat:
         chat = FakeChat(chat_id, "supergroup", title, forum, set(admins))
+        chat.members = None if members is None else set(members)
+        chat.members_visible = members_visible
         self.chats[chat_id] = chat
         return chat
 
@@ -643,6 +668,9 @@ class FakeBotAPI:
             )
         if len(str(p.get("text") or "")) > 200:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        url = p.get("url")
+        if url is not None and not str(url).startswith(f"https://t.me/{BOT_USERNAME}?start="):
+            raise ApiError(400, "Bad Request: URL_INVALID")
         q["answered"] = True
         q["answer"] = p
         return True
@@ -670,6 +698,8 @@ class FakeBotAPI:
     def _member(self, chat: FakeChat, user_id: int) -> dict:
         user = self.users.get(user_id)
         u = user.to_dict() if user else {"id": user_id, "is_bot": False, "first_name": "?"}
+        if not chat.is_member(user_id):
+            return {"status": "left", "user": u}
         if user_id == chat.creator:
             return {"status": "creator", "user": u, "is_anonymous": False}
         if user_id in chat.admins:
@@ -695,7 +725,10 @@ class FakeBotAPI:
         chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
         if chat is None:
             raise ApiError(400, "Bad Request: chat not found")
-        return self._member(chat, int(p["user_id"]))
+        user_id = int(p["user_id"])
+        if not chat.members_visible and user_id != BOT_ID:
+            raise ApiError(400, "Bad Request: member list is inaccessible")
+        return self._member(chat, user_id)
 
     async def _m_getChatAdministrators(self, p: dict, f: dict) -> list:
         chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
@@ -765,6 +798,8 @@ class FakeUser:
         chat = self.api.chats[chat_id]
         if mention is not None:  # a mention of a user picked from the list (no username)
             text = f"{text} {mention.first_name}"
+        if chat.members is not None and chat.type != "private":
+            chat.members.add(self.id)  # writing there: they are in the group
         msg: dict[str, Any] = {
             "message_id": next(self._msg_ids),
             "date": int(time.time()),
@@ -816,6 +851,9 @@ class FakeUser:
         return self.say(self.id, "/start" + (f" {payload}" if payload else ""))
 
     def callback_update(self, message: dict[str, Any], data: str) -> dict[str, Any]:
+        chat = self.api.chats.get(message["chat"]["id"])
+        if chat is not None and not chat.is_member(self.id):
+            raise AssertionError(f"{self.first_name} is not in {chat.title}: no button to press")
         qid = f"q{next(self.api._query_ids)}"
         self.api.callback_queries[qid] = {
             "at": time.monotonic(),

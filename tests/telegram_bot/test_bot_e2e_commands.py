@@ -170,7 +170,7 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     lobby = await api.wait_for(
         lambda: api.last_bot_message(
             group.id,
-            lambda m: "?start=j" in str(m.get("reply_markup")) and "矮人矿坑" in m.get("text", ""),
+            lambda m: ":jn" in str(m.get("reply_markup")) and "矮人矿坑" in m.get("text", ""),
         )
     )
     assert "加入" in buttons(lobby)[0]["text"]  # the group's language
@@ -185,7 +185,7 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
         return 0.0 if at is None else datetime.fromisoformat(at).timestamp()
 
     before = await wait_async(countdown)
-    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     qid = bob.press(lobby, "+1")
     await api.wait_for(lambda: api.callback_queries[qid]["answered"])
     assert await countdown() >= before + 60
@@ -208,7 +208,7 @@ async def test_help_rules_lang_kick_cancel(fast_env: BotEnv) -> None:
     assert bob.id in {s.user_id for s in await env.service.seats(game_id)}
 
     # cancel from the lobby button: the lobby message says it is closed
-    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     bob.press(lobby, "取消")  # not the creator nor an admin: refused
     alice.press(lobby, "取消")
     await api.wait_for(

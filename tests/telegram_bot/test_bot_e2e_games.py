@@ -60,7 +60,7 @@ async def _full_game(env: BotEnv, edition: str, humans: int, computers: int, see
     await env.service.configure(game_id, creator.id, rounds=1)
     for _ in range(computers):
         await env.service.add_computer(game_id, creator.id)
-    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     assert lobby is not None
     creator.press(lobby, "Start")
     await wait_async(lambda: _status(env, game_id, "lobby", negate=True))

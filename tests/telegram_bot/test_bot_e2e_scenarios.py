@@ -44,9 +44,7 @@ async def _start(
         await join(env, game_id, group, u)
     await env.service.configure(game_id, users[0].id, rounds=1, **settings)
     lobby = await env.api.wait_for(
-        lambda: env.api.last_bot_message(
-            group.id, lambda m: "?start=j" in str(m.get("reply_markup"))
-        )
+        lambda: env.api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     )
     users[0].press(lobby, "Start")
 
@@ -75,7 +73,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     game_id = await open_lobby(env, group, alice, thread_id=77)
 
     # lobby settings through the buttons: quick one-round game, then back
-    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     assert lobby is not None
     alice.press(lobby, "Settings")
     settings_msg = await api.wait_for(
@@ -110,7 +108,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
         assert (await env.service.view(game_id, None))["settings"]["language"] == setting
     alice.press(settings_msg, "Back")
     await api.wait_for(
-        lambda: api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+        lambda: api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     )
     refused = [q for q in api.callback_queries.values() if q["user"] == bob.id]
     await api.wait_for(lambda: all(q["answered"] for q in refused))
@@ -118,7 +116,7 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
 
     for u in (bob, chen):
         await join(env, game_id, group, u)
-    lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+    lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
     alice.press(lobby, "Start")
     board = await api.wait_for(lambda: _board(env, group.id), timeout=20)
     assert board["message_thread_id"] == 77

@@ -39,8 +39,13 @@ def test_group_keyboards_have_no_web_app() -> None:
                 assert button.web_app is None
     url = kb.miniapp_group_url("SaboBot", "board", "gameid123")
     assert url == "https://t.me/SaboBot/board?startapp=gameid123"
-    join = kb.lobby_keyboard(t, "gameid123", "SaboBot").inline_keyboard[0][0].url
-    assert join == "https://t.me/SaboBot?start=jgameid123"
+    # Join is a callback: a press in the group proves membership (the answer carries the
+    # deep link for those the bot cannot write to yet)
+    join = kb.lobby_keyboard(t, "gameid123", "SaboBot").inline_keyboard[0][0]
+    assert join.url is None and join.callback_data == "L:gameid123:0:jn"
+    assert kb.deep_link("SaboBot", kb.join_payload("gameid123")) == (
+        "https://t.me/SaboBot?start=jgameid123"
+    )
 
 
 def test_spectator_caption_and_private_panel() -> None:

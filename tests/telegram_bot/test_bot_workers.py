@@ -84,7 +84,7 @@ async def test_two_workers_send_everything_once(
         for u in users[1:]:
             await join(env, game_id, group, u)
         await env.service.configure(game_id, users[0].id, rounds=1)
-        lobby = api.last_bot_message(group.id, lambda m: "?start=j" in str(m.get("reply_markup")))
+        lobby = api.last_bot_message(group.id, lambda m: ":jn" in str(m.get("reply_markup")))
         assert lobby is not None
         users[0].press(lobby, "Start")
 
@@ -125,7 +125,7 @@ async def test_two_workers_send_everything_once(
         for c in api.calls
         if c.chat_id == group.id
         and c.method == "sendMessage"
-        and "?start=j" in str(c.params.get("reply_markup"))
+        and ":jn" in str(c.params.get("reply_markup"))
     ]
     assert len(lobbies) == 1
     assert len(api.group_calls()) <= turns + 10

@@ -154,6 +154,7 @@ def _multi_worker_env(port: int, redis_url: str, redis_prefix: str) -> dict[str,
         "REDIS_URL": redis_url,
         "REDIS_PREFIX": redis_prefix,
         "TELEGRAM_BOT_TOKEN": "42:TEST",
+        "SESSION_SECRET": "main-test-session-secret",
         "API_ONLY": "1",
     }
 

@@ -1,4 +1,8 @@
-"""Service fixtures: a store per backend (real Redis for RedisStore) and a controllable clock."""
+"""Service fixtures: a store per backend (real Redis for RedisStore) and a controllable clock.
+
+Every group in these tests counts everyone as a member (``everyone_is_a_member``, autouse):
+admission to a group's lobby has tests of its own (tests/security/test_service_guards.py).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,23 @@ from collections.abc import AsyncIterator
 import pytest
 
 from core.service import GameService, ServiceConfig
+from core.service.guards import Guards
 from core.store import GameStore, MemoryStore, RedisStore
 from tests.core.service.service_clock import Clock
 
 FAST = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0)
+
+
+class Everyone:
+    """A membership port for groups that everyone is in."""
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool | None:
+        return True
+
+
+@pytest.fixture(autouse=True)
+def everyone_is_a_member(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Guards, "_membership", Everyone())
 
 
 @pytest.fixture
