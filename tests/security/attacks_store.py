@@ -25,6 +25,7 @@ from tests.core.service.service_clock import Clock
 from tests.load.harness import ServerGroup
 from tests.security.arena import client
 from tests.security.attacks_api import ApiArena, _three_player_game
+from tests.security.conftest import game_keys_without_ttl
 from tests.security.outcome import Outcome
 
 
@@ -202,6 +203,8 @@ async def _scenario(store: RedisStore, scenario: str) -> tuple[list[str], dict[s
             for person in people[:3]:
                 await service.leave(game_id, person.user_id)
         elif scenario == "game_expiry":
+            # untimed (a group's default turn clock would time the turns out instead)
+            await service.configure(game_id, 1, turn_time=None)
             await service.start(game_id, 1)
             sizes["live_3p_start_bytes"] = await _game_bytes(store, game_id)
             clock.advance(3601)
@@ -219,6 +222,7 @@ async def _keys_without_ttl(store: RedisStore) -> list[str]:
     async for key in store.redis.scan_iter(match=prefix + "*", count=1000):
         if await store.redis.pttl(key) == -1:
             left.append(str(key)[len(prefix) :])
+    left = game_keys_without_ttl(left)
     async for key in store.redis.scan_iter(match=prefix + "*", count=1000):
         await store.redis.delete(key)
     return sorted(left)

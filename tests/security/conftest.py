@@ -57,6 +57,16 @@ def service_on(store: GameStore, clock: Clock, **config: object) -> GameService:
     return GameService(store, replace(FAST, **config), clock=clock)  # type: ignore[arg-type]
 
 
+# A group's own preferences outlive its games on purpose, one key each per group: the
+# language an admin chose (/lang) and the settings of its last game (what /new starts from).
+GROUP_PREFERENCES = ("pref:c:", "pref:ls:")
+
+
+def game_keys_without_ttl(keys: list[str]) -> list[str]:
+    """Keys without a TTL that a game left behind (the group's preferences are not)."""
+    return [k for k in keys if not k.startswith(GROUP_PREFERENCES)]
+
+
 async def keys_by_ttl(redis_url: str, prefix: str) -> dict[str, list[str]]:
     """Every key under ``prefix`` (prefix removed), split into ``"no_ttl"`` and ``"ttl"``."""
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)

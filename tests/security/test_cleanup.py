@@ -17,7 +17,7 @@ import pytest
 from core.service import ChatKey, GameService, UserRef
 from core.store import RedisStore
 from tests.core.service.service_clock import Clock
-from tests.security.conftest import keys_by_ttl, service_on
+from tests.security.conftest import game_keys_without_ttl, keys_by_ttl, service_on
 
 ANN, BO, CY = UserRef(1, "Ann"), UserRef(2, "Bo"), UserRef(3, "Cy")
 GROUP = ChatKey(-555, 12)  # a forum topic: its binding is a key of its own
@@ -44,7 +44,7 @@ async def settle(service: GameService, clock: Clock) -> None:
 
 
 def no_ttl(keys: dict[str, list[str]]) -> list[str]:
-    return keys["no_ttl"]
+    return game_keys_without_ttl(keys["no_ttl"])
 
 
 async def test_cancelled_group_lobby_leaves_nothing_without_ttl(
