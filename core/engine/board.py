@@ -38,8 +38,8 @@ def unkey(k: int) -> tuple[int, int]:
 
 
 START_KEY = key(0, 0)
-GOAL_XY = ((8, -2), (8, 0), (8, 2))
-GOAL_KEYS = tuple(key(x, y) for x, y in GOAL_XY)
+GOAL_CELLS = ((8, -2), (8, 0), (8, 2))
+GOAL_KEYS = tuple(key(x, y) for x, y in GOAL_CELLS)
 GOAL_SET = frozenset(GOAL_KEYS)
 
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .board import Board
 from .catalogue import CURRENT, Catalogue
 from .config import GameConfig
 from .deal import Table
-from .log import Log
+
+if TYPE_CHECKING:  # log.py reads the move declarations, whose handlers use the state
+    from .log import Log
 
 
 @dataclass(frozen=True, slots=True)

@@ -340,6 +340,7 @@ class ServiceCore:
             entry: dict[str, Any] = {"timeout": True}
         else:
             assert seat is not None
+            move = engine.parse_move(move)  # the one shape check; stored as parsed
             new_state, _ = engine.apply_move(state, seat, move)
             entry = {"seat": seat, "move": move}
         entry["v"] = loaded.version + 1
