@@ -95,7 +95,8 @@ def test_a_game_stored_before_schema_2_loads_and_plays_on_as_before() -> None:
         cfg = GameConfig.from_options(g["edition"], g["players"], g["options"])
         assert g["state"]["schema"] == 1 and "table" not in g["state"]["round"]
         state = state_from_json(g["state"])
-        assert state == replay(cfg, g["seed"], g["moves_before"])
+        dealt_from = resolve(SCHEMA1_CATALOGUE)
+        assert state == replay(cfg, g["seed"], g["moves_before"], dealt_from)
         assert state.catalogue.version == SCHEMA1_CATALOGUE
         assert check_state(state) == []
         for entry in g["moves_after"]:
@@ -106,7 +107,7 @@ def test_a_game_stored_before_schema_2_loads_and_plays_on_as_before() -> None:
             state = roundtrip(state)
         assert state.phase == "finished"
         assert state == state_from_json(g["final_state"])
-        assert state == replay(cfg, g["seed"], g["moves_before"] + g["moves_after"])
+        assert state == replay(cfg, g["seed"], g["moves_before"] + g["moves_after"], dealt_from)
 
 
 # ------------------------------------------------------------------ a kept catalogue

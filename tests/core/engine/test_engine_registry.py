@@ -50,9 +50,9 @@ def test_stored_numbers_never_change() -> None:
 
 
 def test_the_enums_keep_the_wire_strings() -> None:
-    assert [m.value for m in MoveType] == list(STORED_MOVE_TYPES)
+    assert [m.value for m in MoveType][: len(STORED_MOVE_TYPES)] == list(STORED_MOVE_TYPES)
     assert [p.value for p in Phase] == ["playing", "stealing", "round_over", "finished"]
-    assert {c.value for c in EventCode} == {
+    assert {c.value for c in EventCode} >= {
         *STORED_EVENT_CODES,
         "round_started",
         "round_ended",
@@ -65,7 +65,8 @@ def test_the_enums_keep_the_wire_strings() -> None:
 
 def test_the_derived_tables_are_the_ones_written_by_hand_before() -> None:
     """What moves.FIELDS, EFFECT_MOVE, TO_DISCARD, turn.REMOVABLE, log.LOG_FIELDS,
-    movelog.FIELDS and openapi.MOVE_TYPES held before they were derived."""
+    movelog.FIELDS and openapi.MOVE_TYPES held before they were derived (a new card may add
+    to them, never change them)."""
     card, seat = ("card",), ("card", "target_seat")
     assert {
         "place_path": ("card", "x", "y", "rotated"),
@@ -84,15 +85,18 @@ def test_the_derived_tables_are_the_ones_written_by_hand_before() -> None:
         "discard_to_remove": ("cards", "remove"),
         "steal": ("target_seat",),
         "next_round": (),
-    } == moveset.FIELDS
+    }.items() <= moveset.FIELDS.items()
     assert movelog.FIELDS == moveset.FIELDS and {"rotated"} == movelog.BOOL_FIELDS
-    assert moveset.EFFECT_MOVE == {
+    effects = {
         "break": "break_tool", "repair": "repair_tool", "rockfall": "rockfall", "map": "map",
         "theft": "theft", "hands_off": "hands_off", "swap_hand": "swap_hand",
         "inspection": "inspect", "swap_hats": "swap_hats", "trapped": "trap", "free": "free",
     }  # fmt: skip
-    assert set(moveset.EFFECT_MOVE.values()) - {"break_tool", "theft", "trap"} == moveset.TO_DISCARD
-    assert {"BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART", "TRAPPED", "THEFT"} == moveset.FRONT_IDS
+    assert effects.items() <= moveset.EFFECT_MOVE.items()
+    discarded = set(effects.values()) - {"break_tool", "theft", "trap"}
+    assert moveset.TO_DISCARD & set(effects.values()) == discarded
+    fronts = {"BREAK_PICKAXE", "BREAK_LANTERN", "BREAK_CART", "TRAPPED", "THEFT"}
+    assert fronts <= moveset.FRONT_IDS
     assert {
         "path_placed": ("card", "x", "y", "rotated"),
         "goal_revealed": ("goal", "x", "y", "card", "rotated", "kind"),
@@ -111,8 +115,9 @@ def test_the_derived_tables_are_the_ones_written_by_hand_before() -> None:
         "hats_swapped": seat,
         "stole": ("target_seat",),
         "ready": (),
-    } == moveset.LOG_FIELDS
-    assert [*STORED_MOVE_TYPES, "take_seat_back"] == MOVE_TYPES
+    }.items() <= moveset.LOG_FIELDS.items()
+    assert MOVE_TYPES[: len(STORED_MOVE_TYPES)] == list(STORED_MOVE_TYPES)
+    assert MOVE_TYPES[-1] == "take_seat_back"
     assert {e.code for e in EVENT_SPECS} == set(EventCode)
 
 
