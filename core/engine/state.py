@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .board import Board
 from .catalogue import CURRENT, Catalogue
@@ -88,13 +88,16 @@ def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 _EVOLVERS = {cls: _make_evolver(cls) for cls in (RoundState, GameState)}
+_S = TypeVar("_S", RoundState, GameState)
 
 
-def evolve(obj: Any, **changes: Any) -> Any:
+def evolve(obj: _S, **changes: Any) -> _S:
     """`dataclasses.replace` for the two state classes, without re-running __init__."""
-    return _EVOLVERS[type(obj)](obj, changes)
+    new: _S = _EVOLVERS[type(obj)](obj, changes)
+    return new
 
 
-def evolve_with(obj: Any, changes: dict[str, Any]) -> Any:
+def evolve_with(obj: _S, changes: dict[str, Any]) -> _S:
     """`evolve` with the changes already in a dict (a move's scratch collects them)."""
-    return _EVOLVERS[type(obj)](obj, changes)
+    new: _S = _EVOLVERS[type(obj)](obj, changes)
+    return new
