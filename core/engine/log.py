@@ -95,20 +95,10 @@ def enc_entry(e: Entry, prev: int) -> Any:
     return _CODECS[code][0](e, prev)
 
 
-def dec_entry(x: Any, prev: int) -> Entry:
-    if isinstance(x, dict):
-        return x
-    size, dec = _DECODERS[x[2]]
-    if len(x) != size:
-        raise ValueError(f"log entry {x!r}: {size} items expected")
-    entry: Entry = dec(x, prev)
-    return entry
-
-
 def _dec_all(
     items: Sequence[Any], prev: int, copy: Callable[[Entry], Entry] | None = None
 ) -> list[Entry]:
-    """Decode entries in order (`dec_entry` written out); `copy` is applied to the entries
+    """Decode stored entries in order; `copy` is applied to the entries
     stored as dicts, so that with it every returned dict is new."""
     out: list[Entry] = []
     decoders = _DECODERS

@@ -36,9 +36,6 @@ class RoundState:
     reached_by: int | None = None
     result: dict[str, Any] | None = None
 
-    def card_of(self, pos: int) -> int:
-        return self.table.cards[pos]
-
     def deck_size(self) -> int:
         return len(self.table.cards) - self.drawn
 
