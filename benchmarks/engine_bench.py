@@ -13,6 +13,13 @@
 3. one move as the service makes it: state JSON in, apply, state JSON out, the view.
 4. complete classic 10-player 3-round random games per second, as `core.sim --no-check`
    runs them (target >= 100 games/s, aim 200).
+5. `--only permove`: CPU per move as a game makes it (process time): the engine's
+   apply_move and the next seat's legal_moves, and the service's encode_state of a state and
+   decode_state of the stored one. `--alternate DIR --times 5` runs it alternately on the
+   checkout in DIR and on this one, in separate processes, and compares the medians:
+
+    git worktree add /tmp/before 9a8ea83    # or: git archive 9a8ea83 | tar -x -C /tmp/before
+    nice -n 19 .venv/bin/python benchmarks/engine_bench.py --alternate /tmp/before --times 5
 
 Figures and their discussion: docs/benchmarks/engine.md.
 """
@@ -246,6 +253,79 @@ def bench_service(seed: int, samples: int) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------- per move, engine and codec
+
+
+def bench_per_move(seed: int, samples: int, batches: int = 15) -> dict[str, Any]:
+    """CPU time per move (the median over `batches` passes of the mean per move): the
+    engine part (apply_move, then legal_moves for the next seat, as a game asks) and the
+    service's state codec (encode the state, decode the stored one; compression included).
+    Moves are sampled from random games: classic 6 and 10 players, Saboteur 2 with 6."""
+    from core.service.records import decode_state, encode_state
+
+    rng = random.Random(seed)
+    items: list[tuple[GameState, int, dict[str, Any], str]] = []
+    configs = [("classic", 6), ("expansion", 6), ("classic", 10)]
+    g = 0
+    while len(items) < samples:
+        ed, n = configs[g % len(configs)]
+        for before, entry, _after in walk(GameConfig.from_options(ed, n, {}), seed + g):
+            if "seat" in entry and before.phase == "playing" and rng.random() < 0.3:
+                legal_moves(before, entry["seat"])  # what the mover was shown
+                items.append((before, entry["seat"], entry["move"], encode_state(before)))
+        g += 1
+    items = items[:samples]
+    engine: list[float] = []
+    codec: list[float] = []
+    cpu = time.process_time
+    for _ in range(batches):
+        t0 = cpu()
+        for state, seat, move, _stored in items:
+            new, _ = apply_move(state, seat, move)
+            if new.phase == "playing" and new.rs.current is not None:
+                legal_moves(new, new.rs.current)
+        t1 = cpu()
+        for state, _seat, _move, stored in items:
+            encode_state(state)
+            decode_state(stored)
+        t2 = cpu()
+        engine.append((t1 - t0) / len(items))
+        codec.append((t2 - t1) / len(items))
+    totals = [a + b for a, b in zip(engine, codec, strict=True)]
+    return {
+        "moves": len(items),
+        "engine_us": round(statistics.median(engine) * 1e6, 2),
+        "codec_us": round(statistics.median(codec) * 1e6, 2),
+        "total_us": round(statistics.median(totals) * 1e6, 2),
+    }
+
+
+def alternate(before: str, times: int, cpu: int | None) -> int:
+    """Run `--only permove` alternately on the checkout `before` and on this one."""
+    import subprocess
+
+    me = str(Path(__file__).resolve())
+    here = str(Path(__file__).resolve().parent.parent)
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    pin_args = ["--cpu", str(cpu)] if cpu is not None else []
+    for i in range(times):
+        for label, root in (("before", before), ("after", here)):
+            out = subprocess.run(
+                [sys.executable, me, "--only", "permove", "--root", root, *pin_args],
+                capture_output=True, text=True, check=True,
+            ).stdout.splitlines()  # fmt: skip
+            res = json.loads(out[-1])
+            runs[label].append(res)
+            print(json.dumps({"run": i + 1, "code": label, **res}), flush=True)
+    summary: dict[str, Any] = {"bench": "permove_alternated", "times": times}
+    for key in ("engine_us", "codec_us", "total_us"):
+        b = statistics.median(r[key] for r in runs["before"])
+        a = statistics.median(r[key] for r in runs["after"])
+        summary[key] = {"before": b, "after": a, "change_pct": round(100 * (a - b) / b, 1)}
+    print(json.dumps(summary))
+    return 0
+
+
 # ---------------------------------------------------------------- whole games
 
 
@@ -286,10 +366,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=2000)
     p.add_argument("--samples", type=int, default=3000)
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--only", choices=["legal", "apply", "service", "games"], default=None)
+    p.add_argument(
+        "--only", choices=["legal", "apply", "service", "games", "permove"], default=None
+    )
+    p.add_argument("--alternate", metavar="DIR", help="compare per-move CPU with DIR's code")
+    p.add_argument("--times", type=int, default=5)
     p.add_argument("--root", default=None, help="import core/ from this checkout instead")
     p.add_argument("--profile", action="store_true")
     ns = p.parse_args(argv)
+    if ns.alternate:
+        return alternate(str(Path(ns.alternate).resolve()), ns.times, ns.cpu)
     cpus = pin(ns.cpu)
     head = {"python": sys.version.split()[0], "cpus": cpus, "load": os.getloadavg()[0]}
     head["root"] = _root(sys.argv[1:] if argv is None else argv)
@@ -300,6 +386,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"bench": "apply_move", **bench_apply(ns.seed, ns.samples)}))
     if ns.only in (None, "service"):
         print(json.dumps({"bench": "service_move", **bench_service(ns.seed, ns.samples // 3)}))
+    if ns.only == "permove":
+        print(json.dumps({"bench": "permove", **bench_per_move(ns.seed, 600)}))
     if ns.only in (None, "games"):
         res = bench_games(ns.runs, ns.profile)
         prof = res.pop("profile", None)

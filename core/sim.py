@@ -38,9 +38,10 @@ from core.engine import (
     view_for,
     waiting_on,
 )
-from core.engine.board import DELTA, GOAL_KEYS, START_KEY, Board, full_conn
+from core.engine.board import DELTA, GOAL_CELLS, GOAL_KEYS, START_KEY, Board, full_conn
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
 from core.engine.catalogue import CURRENT
+from core.engine.moveset import EVENT_FIELDS
 from core.engine.setup import hand_size, role_cards
 
 OUTCOME_LABELS = ("diggers", "saboteurs", "selfish_dwarf", "blue", "green", "blue+green")
@@ -226,36 +227,9 @@ RESULT_PUBLIC = {
     "round", "winners", "winning_seats", "roles", "gold_goal", "gold_reached", "reached_by",
     "route", "steals", "crystals", "blue_open", "green_open", "your_winnings", "your_nuggets",
 }  # fmt: skip
-LOG_KEYS: dict[str, set[str]] = {
-    "round_started": {"round", "start_seat"},
-    "round_ended": {
-        "round",
-        "winners",
-        "winning_seats",
-        "roles",
-        "gold_goal",
-        "reached_by",
-        "route",
-    },
-    "game_finished": {"gold", "winners"},
-    "path_placed": {"card", "x", "y", "rotated"},
-    "goal_revealed": {"goal", "x", "y", "card", "rotated", "kind"},
-    "tool_broken": {"card", "target_seat", "tool"},
-    "tool_repaired": {"card", "target_seat", "tool"},
-    "rockfall": {"card", "x", "y", "removed"},
-    "map_used": {"card", "goal"},
-    "passed": {"count"},
-    "discarded_to_remove": {"count", "remove"},
-    "theft_laid": {"card"},
-    "hands_off": {"card", "target_seat"},
-    "freed": {"card", "target_seat"},
-    "trapped": {"card", "target_seat"},
-    "hands_swapped": {"card", "target_seat"},
-    "inspected": {"card", "target_seat"},
-    "hats_swapped": {"card", "target_seat"},
-    "stole": {"target_seat"},
-    "ready": set(),
-}
+# what each log entry may carry besides seq, seat, code (and a timeout flag): the fields
+# its event's declaration names (core/engine/registry.py)
+LOG_KEYS: dict[str, set[str]] = {code: set(fields) for code, fields in EVENT_FIELDS.items()}
 
 
 def _walk(x: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
@@ -329,7 +303,7 @@ def check_view(state: GameState, seat: int | None, view: dict[str, Any]) -> list
         if kg.get("goal") not in known_goals:
             out.append(f"known goal {kg} not looked at")
     board_xy = {(c["x"], c["y"]) for c in view.get("board", [])}
-    for g, xy in enumerate(((8, -2), (8, 0), (8, 2))):
+    for g, xy in enumerate(GOAL_CELLS):
         if xy in board_xy and not rs.board.revealed[g]:
             out.append(f"face-down goal {g} drawn in the maze")
     # round result and log

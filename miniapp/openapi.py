@@ -5,25 +5,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-MOVE_TYPES = [
-    "place_path",
-    "break_tool",
-    "repair_tool",
-    "rockfall",
-    "map",
-    "theft",
-    "hands_off",
-    "swap_hand",
-    "inspect",
-    "swap_hats",
-    "trap",
-    "free",
-    "discard",
-    "discard_to_remove",
-    "steal",
-    "next_round",
-    "take_seat_back",
-]
+from core import engine
+
+# the engine's move types (their declarations, in stored order) and the service's own
+MOVE_TYPES = [str(spec.type) for spec in engine.MOVE_SPECS] + ["take_seat_back"]
 
 
 def _ref(name: str) -> dict[str, str]:

@@ -11,10 +11,15 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from core.engine import EVENT_SPECS, MOVE_SPECS
 from core.service.lobby_settings import LEVELS
 from telegram_bot.i18n import Translator
 
 GOAL_ROWS = {0: -2, 1: 0, 2: 2}
+# a card played on a seat, said the same way whatever the card (the engine declares which
+# events and moves these are, so a new card of that kind needs only its name in words)
+ON_A_SEAT_EVENTS = frozenset(e.code for e in EVENT_SPECS if e.fields[:2] == ("card", "target_seat"))
+ON_A_SEAT_MOVES = frozenset(s.type for s in MOVE_SPECS if s.field_names == ("card", "target_seat"))
 TOOL_ICON = {"pickaxe": "⛏", "lantern": "🔦", "cart": "🛒"}
 FRONT_ICON = {
     "BREAK_PICKAXE": "⛏✖",
@@ -232,16 +237,7 @@ def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | 
         return t.gettext(
             "{who} placed {card} at ({x}, {y}).", who=who, card=card, x=e.get("x"), y=e.get("y")
         )
-    if code in (
-        "tool_broken",
-        "tool_repaired",
-        "hands_off",
-        "freed",
-        "trapped",
-        "hands_swapped",
-        "inspected",
-        "hats_swapped",
-    ):
+    if code in ON_A_SEAT_EVENTS:
         return t.gettext("{who} played {card} on {target}.", who=who, card=card, target=target)
     if code == "rockfall":
         return t.gettext(
@@ -395,7 +391,7 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
             f"→ {target} ({TOOL_ICON.get(str(move.get('tool')), '')} "
             f"{t.tool(str(move.get('tool')))})"
         )
-    if kind in ("break_tool", "hands_off", "swap_hand", "inspect", "swap_hats", "trap", "free"):
+    if kind in ON_A_SEAT_MOVES:
         return f"→ {target}"
     if kind == "rockfall":
         return t.gettext("remove ({x}, {y})", x=move.get("x"), y=move.get("y"))

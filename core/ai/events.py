@@ -1,8 +1,7 @@
 """The public log, normalised into the few facts the belief model uses.
 
-Why tolerant parsing: the log entry fields are the engine's (API.md only fixes `seat`,
-`code` and a version/seq); we accept the plausible spellings and ignore what we do not
-understand, so a renamed field weakens the beliefs instead of crashing a live table.
+The entries' codes and fields are the engine's (each event is declared with its move:
+core/engine/registry.py); an entry of a code the model does not use is "other".
 Only entries of the current round are used (roles are dealt again every round).
 """
 
@@ -13,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.ai.board_model import GOAL_CELLS, Board
-from core.ai.cards import ACTIONS, PATHS
+from core.ai.cards import PATHS
+from core.engine import EventCode
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,121 +27,66 @@ class Event:
     rotated: bool = False
     target: int | None = None
     goal: int | None = None
-    removed: str | None = None  # rockfall: the card taken away (if logged)
+    removed: str | None = None  # rockfall: the card taken away
     removed_rotated: bool = False
 
 
-_ROUND_MARKERS = (
-    "round_start",
-    "round_begin",
-    "round_dealt",
-    "new_round",
-    "round_end",
-    "round_over",
-    "round_result",
-)
+# the belief model's kind of each engine event it uses
+KINDS: dict[str, str] = {
+    EventCode.PATH_PLACED: "path",
+    EventCode.GOAL_REVEALED: "reveal",
+    EventCode.ROCKFALL: "rockfall",
+    EventCode.TOOL_BROKEN: "break",
+    EventCode.TOOL_REPAIRED: "repair",
+    EventCode.MAP_USED: "map",
+    EventCode.PASSED: "discard",
+    EventCode.DISCARDED_TO_REMOVE: "discard_remove",
+    EventCode.THEFT_LAID: "theft",
+    EventCode.HANDS_OFF: "hands_off",
+    EventCode.FREED: "free",
+    EventCode.TRAPPED: "trap",
+    EventCode.HANDS_SWAPPED: "swap_hand",
+    EventCode.INSPECTED: "inspect",
+    EventCode.HATS_SWAPPED: "swap_hats",
+}
 
 
 def _int(v: object) -> int | None:
-    try:
-        return int(v)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        return None
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _card(e: Mapping[str, Any]) -> str | None:
-    for key in ("card", "card_id", "catalogue", "kind_card"):
-        v = e.get(key)
-        if isinstance(v, str) and (v in PATHS or v in ACTIONS):
-            return v
-        if isinstance(v, dict):
-            c = v.get("card")
-            if isinstance(c, str):
-                return c
-    return None
-
-
-def _target(e: Mapping[str, Any]) -> int | None:
-    for key in ("target_seat", "target", "to_seat", "victim"):
-        if key in e:
-            return _int(e[key])
-    return None
+def _str(v: object) -> str | None:
+    return v if isinstance(v, str) else None
 
 
 def normalise(e: Mapping[str, Any]) -> Event:
-    code = str(e.get("code") or e.get("type") or "").lower()
+    kind = KINDS.get(str(e.get("code")), "other")
     seat = _int(e.get("seat"))
-    card = _card(e)
+    card = _str(e.get("card"))
     x, y = _int(e.get("x")), _int(e.get("y"))
-    rot = bool(e.get("rotated"))
-    target = _target(e)
-    effect = ACTIONS[card][0] if card in ACTIONS else ""
-    if "reveal" in code:
-        return Event("reveal", seat, card, x, y, rot, goal=_int(e.get("goal")))
-    if "rockfall" in code or effect == "rockfall":
-        removed = e.get("removed") or e.get("removed_card")
-        if isinstance(removed, dict):
-            rr = bool(removed.get("rotated"))
-            removed = removed.get("card")
-        else:
-            rr = bool(e.get("removed_rotated"))
-        return Event(
-            "rockfall",
-            seat,
-            card,
-            x,
-            y,
-            target=None,
-            removed=str(removed) if removed else None,
-            removed_rotated=rr,
-        )
-    if ("path" in code or "placed" in code) and card in PATHS and x is not None:
-        return Event("path", seat, card, x, y, rot)
-    if "discard" in code and ("remove" in code or e.get("remove")):
-        return Event("discard_remove", seat)
-    if "discard" in code or "pass" in code:
-        return Event("discard", seat)
-    table = {
-        "break": "break",
-        "repair": "repair",
-        "map": "map",
-        "trapped": "trap",
-        "free": "free",
-        "inspection": "inspect",
-        "theft": "theft",
-        "hands_off": "hands_off",
-        "swap_hand": "swap_hand",
-        "swap_hats": "swap_hats",
-    }
-    if effect in table:
-        kind = table[effect]
-        return Event(kind, seat, card, target=target, goal=_int(e.get("goal")))
-    for word, kind in (
-        ("break", "break"),
-        ("repair", "repair"),
-        ("map", "map"),
-        ("peek", "map"),
-        ("trap", "trap"),
-        ("free", "free"),
-        ("inspect", "inspect"),
-        ("hands_off", "hands_off"),
-        ("theft", "theft"),
-        ("hat", "swap_hats"),
-        ("swap", "swap_hand"),
-    ):
-        if word in code:
-            return Event(kind, seat, card, target=target, goal=_int(e.get("goal")))
-    return Event("other", seat)
+    if kind == "reveal":
+        return Event("reveal", seat, card, x, y, bool(e.get("rotated")), goal=_int(e.get("goal")))
+    if kind == "rockfall":
+        return Event("rockfall", seat, card, x, y, removed=_str(e.get("removed")))
+    if kind == "path":
+        if card in PATHS and x is not None:
+            return Event("path", seat, card, x, y, bool(e.get("rotated")))
+        return Event("other", seat)
+    if kind in ("discard", "discard_remove", "other"):
+        return Event(kind, seat)
+    return Event(kind, seat, card, target=_int(e.get("target_seat")), goal=_int(e.get("goal")))
 
 
 def round_entries(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Log entries of the current round, oldest first (after the last round marker)."""
+    """Log entries of the current round, oldest first (from its round_started entry on)."""
     log = [e for e in (view.get("log") or ()) if isinstance(e, Mapping)]
     start = 0
     for i, e in enumerate(log):
-        code = str(e.get("code") or "").lower()
-        if any(m in code for m in _ROUND_MARKERS):
-            start = i + 1 if ("end" in code or "over" in code or "result" in code) else i
+        code = e.get("code")
+        if code == EventCode.ROUND_STARTED:
+            start = i
+        elif code == EventCode.ROUND_ENDED:
+            start = i + 1
     return log[start:]
 
 

@@ -1,28 +1,22 @@
 """The pure Saboteur rules engine (classic and Saboteur 2); see docs/CONTRACTS.md §1.
 
 Public log entries (`apply_move` events, `public_log`, the view's `log`) are dicts with
-"seq", "seat" (None for the table itself) and "code", plus per code:
-
-- path_placed: card, x, y, rotated            - goal_revealed: goal, x, y, card, rotated, kind
-- tool_broken: card, target_seat, tool        - tool_repaired: card, target_seat, tool
-- rockfall: card, x, y, removed               - map_used: card, goal (never what was seen)
-- passed: count [, timeout]                   - discarded_to_remove: count, remove
-- theft_laid: card                            - hands_off / freed / trapped: card, target_seat
-- hands_swapped / inspected / hats_swapped: card, target_seat (never the roles)
-- stole: target_seat (None: nobody had gold) [, timeout]
-- ready (a seat confirmed "next round")       - round_started: round, start_seat
-- round_ended: round, winners, winning_seats, roles, gold_goal, reached_by, route
-- game_finished: gold (per seat), winners (seats sharing the top total)
+"seq", "seat" (None for the table itself) and "code" (an EventCode), plus the fields its
+event declares (EVENT_SPECS: each move's events are declared with the move, registry.py;
+a timeout adds "timeout": true). What they never say: what a map showed, a role inspected
+or swapped.
 
 `winners` labels: classic "diggers" | "saboteurs" | "selfish_dwarf"; Saboteur 2 "blue" |
 "green" | "blue+green" | "saboteurs".
 """
 
+from .board import GOAL_CELLS
 from .cards import CATALOGUE, CardDef
 from .catalogue import CURRENT as CURRENT_CATALOGUE
 from .catalogue import Catalogue
 from .catalogue import resolve as resolve_catalogue
 from .codec import state_from_json, state_to_json
+from .codes import EventCode, FieldKind, MoveType, Phase
 from .config import ConfigError, GameConfig
 from .game import (
     actor,
@@ -35,7 +29,9 @@ from .game import (
     scores,
     waiting_on,
 )
-from .moves import legal_moves
+from .moves import Move, legal_moves, parse_move
+from .moveset import EVENTS as EVENT_SPECS
+from .moveset import SPECS as MOVE_SPECS
 from .position import position_of, state_from_position
 from .reasons import (
     CatalogueError,
@@ -45,20 +41,31 @@ from .reasons import (
     Reason,
     StateError,
 )
+from .registry import EventSpec, MoveSpec
 from .state import GameState
 from .views import view_for
 
 __all__ = [
     "CATALOGUE",
     "CURRENT_CATALOGUE",
+    "EVENT_SPECS",
+    "GOAL_CELLS",
+    "MOVE_SPECS",
     "CardDef",
     "Catalogue",
     "CatalogueError",
     "ConfigError",
+    "EventCode",
+    "EventSpec",
+    "FieldKind",
     "GameConfig",
     "GameState",
     "IllegalMove",
+    "Move",
     "MoveFormatError",
+    "MoveSpec",
+    "MoveType",
+    "Phase",
     "PositionError",
     "Reason",
     "StateError",
@@ -67,6 +74,7 @@ __all__ = [
     "apply_timeout",
     "legal_moves",
     "new_game",
+    "parse_move",
     "phase",
     "position_of",
     "public_log",

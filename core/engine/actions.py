@@ -1,16 +1,48 @@
-"""Path cards, classic action cards and discards (RULES §2-§4); the move dispatcher."""
+"""Path cards, the classic action cards and discards (RULES §2-§4): handler, legal moves
+and declaration of each move type (registry.py)."""
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
-from . import expansion
-from .board import GOAL_SET, GOAL_XY, LIMIT, START_KEY, key
-from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC, TOOLS
-from .moves import EFFECT_MOVE, can_place_path
+from .board import GOAL_CELLS, GOAL_SET, LIMIT, START_KEY, key
+from .cards import CARD_INDEX, CARD_LIST, MASK, SYMMETRIC, TOOLS
+from .codes import EventCode, FieldKind, MoveType, Phase
 from .reasons import IllegalMove, Reason
-from .state import GameState, RoundState, evolve_with
-from .turn import Turn, drop, take_cards, target
+from .registry import EventSpec, MoveSpec, Play, declare
+from .state import GameState, RoundState
+from .turn import Turn, can_place_path, drop, take_cards, target
+
+# event codes as module constants (a class attribute costs a lookup per move)
+EV_MAP_USED = EventCode.MAP_USED
+EV_PASSED = EventCode.PASSED
+EV_PATH_PLACED = EventCode.PATH_PLACED
+EV_ROCKFALL = EventCode.ROCKFALL
+EV_TOOL_BROKEN = EventCode.TOOL_BROKEN
+EV_TOOL_REPAIRED = EventCode.TOOL_REPAIRED
+
+
+Out = list[dict[str, Any]]
+CARD = ("card", FieldKind.TEXT)
+SEAT = ("target_seat", FieldKind.INT)
+X, Y = ("x", FieldKind.INT), ("y", FieldKind.INT)
+
+
+# ------------------------------------------------------------------ place_path
+
+
+def _path_bits(idx: int) -> tuple[tuple[int, bool], ...]:
+    c = CARD_LIST[idx]
+    if c.category != "path":
+        return ()
+    shift = 16 if c.ladder else 0
+    rots = (0,) if SYMMETRIC[idx] else (0, 1)
+    return tuple((1 << (MASK[2 * idx + r] + shift), bool(r)) for r in rots)
+
+
+# per catalogue index: the frontier bits (board.spots) of each distinct turn of a path card
+PATH_BITS = tuple(_path_bits(i) for i in range(len(CARD_LIST)))
 
 
 def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
@@ -27,13 +59,13 @@ def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
         raise IllegalMove(why, f"cannot place at ({x}, {y})")
     board, newly = rs.board.place(o, x, y)
     t.changes["board"] = board
-    t.event("path_placed", card=CARD_LIST[idx].id, x=x, y=y, rotated=rot)
+    t.event(EV_PATH_PLACED, card=CARD_LIST[idx].id, x=x, y=y, rotated=rot)
     gold = board.gold_goal()
     for gi in newly:
-        gx, gy = GOAL_XY[gi]
+        gx, gy = GOAL_CELLS[gi]
         go = board.cells[key(gx, gy)]
         t.event(
-            "goal_revealed",
+            EventCode.GOAL_REVEALED,
             goal=gi,
             x=gx,
             y=gy,
@@ -45,13 +77,74 @@ def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
             t.gold_hit = True
 
 
+def _place_moves(state: GameState, rs: RoundState, seat: int, iid: str, idx: int, out: Out) -> None:
+    if rs.in_front[seat] and not can_place_path(rs, seat):
+        return
+    spots = rs.board.spots
+    for bit, rotated in PATH_BITS[idx]:
+        out += [
+            {"type": "place_path", "card": iid, "x": x, "y": y, "rotated": rotated}
+            for x, y in spots(bit)
+        ]
+
+
+declare(
+    MoveSpec(
+        type=MoveType.PLACE_PATH,
+        number=0,
+        phase=Phase.PLAYING,
+        play=Play.CARD,
+        fields=(CARD, X, Y, ("rotated", FieldKind.BOOL)),
+        events=(
+            EventSpec(EventCode.PATH_PLACED, ("card", "x", "y", "rotated"), 0),
+            EventSpec(EventCode.GOAL_REVEALED, ("goal", "x", "y", "card", "rotated", "kind"), 1),
+        ),
+        handler=_place,
+        legal=_place_moves,
+        path=True,
+    )
+)
+
+
+# ------------------------------------------------------------------ break_tool
+
+
 def _break(t: Turn, m: dict[str, Any], idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     cid = CARD_LIST[idx].id
     if cid in t.front(s):
         raise IllegalMove(Reason.ALREADY_BROKEN)
     t.set_front(s, (*t.front(s), cid))
-    t.event("tool_broken", card=cid, target_seat=s, tool=CARD_LIST[idx].tools[0])
+    t.event(EV_TOOL_BROKEN, card=cid, target_seat=s, tool=CARD_LIST[idx].tools[0])
+
+
+def _break_moves(state: GameState, rs: RoundState, seat: int, iid: str, idx: int, out: Out) -> None:
+    cid = CARD_LIST[idx].id
+    fronts = rs.in_front
+    out += [
+        {"type": "break_tool", "card": iid, "target_seat": s}
+        for s in range(state.n)
+        if s != seat and cid not in fronts[s]
+    ]
+
+
+declare(
+    MoveSpec(
+        type=MoveType.BREAK_TOOL,
+        number=1,
+        phase=Phase.PLAYING,
+        play=Play.CARD,
+        fields=(CARD, SEAT),
+        events=(EventSpec(EventCode.TOOL_BROKEN, ("card", "target_seat", "tool"), 2),),
+        handler=_break,
+        legal=_break_moves,
+        effect="break",
+        stays_in_front=True,
+    )
+)
+
+
+# ------------------------------------------------------------------ repair_tool
 
 
 def _repair(t: Turn, m: dict[str, Any], idx: int) -> None:
@@ -66,7 +159,41 @@ def _repair(t: Turn, m: dict[str, Any], idx: int) -> None:
         raise IllegalMove(Reason.NO_SUCH_TOOL_BROKEN)
     t.set_front(s, tuple(x for x in front if x != bid))
     t.to_discard(CARD_INDEX[bid])
-    t.event("tool_repaired", card=c.id, target_seat=s, tool=tool)
+    t.event(EV_TOOL_REPAIRED, card=c.id, target_seat=s, tool=tool)
+
+
+# per catalogue index: (tool, the break card it lifts) of a repair card
+REPAIRS = tuple(tuple((t, f"BREAK_{t.upper()}") for t in c.tools) for c in CARD_LIST)
+
+
+def _repair_moves(
+    state: GameState, rs: RoundState, seat: int, iid: str, idx: int, out: Out
+) -> None:
+    fronts = rs.in_front
+    for s in range(state.n):
+        front = fronts[s]
+        if front:
+            for tool, bid in REPAIRS[idx]:
+                if bid in front:
+                    out.append({"type": "repair_tool", "card": iid, "target_seat": s, "tool": tool})
+
+
+declare(
+    MoveSpec(
+        type=MoveType.REPAIR_TOOL,
+        number=2,
+        phase=Phase.PLAYING,
+        play=Play.CARD,
+        fields=(CARD, SEAT, ("tool", FieldKind.TEXT)),
+        events=(EventSpec(EventCode.TOOL_REPAIRED, ("card", "target_seat", "tool"), 3),),
+        handler=_repair,
+        legal=_repair_moves,
+        effect="repair",
+    )
+)
+
+
+# ------------------------------------------------------------------ rockfall
 
 
 def _rockfall(t: Turn, m: dict[str, Any], idx: int) -> None:
@@ -83,7 +210,31 @@ def _rockfall(t: Turn, m: dict[str, Any], idx: int) -> None:
         raise IllegalMove(Reason.NOTHING_TO_REMOVE, f"no path card at ({x}, {y})")
     t.changes["board"] = board.remove(x, y)
     t.to_discard(o >> 1)
-    t.event("rockfall", card=CARD_LIST[idx].id, x=x, y=y, removed=CARD_LIST[o >> 1].id)
+    t.event(EV_ROCKFALL, card=CARD_LIST[idx].id, x=x, y=y, removed=CARD_LIST[o >> 1].id)
+
+
+def _rockfall_moves(
+    state: GameState, rs: RoundState, seat: int, iid: str, idx: int, out: Out
+) -> None:
+    out += [{"type": "rockfall", "card": iid, "x": x, "y": y} for x, y in rs.board.rockfall_spots()]
+
+
+declare(
+    MoveSpec(
+        type=MoveType.ROCKFALL,
+        number=3,
+        phase=Phase.PLAYING,
+        play=Play.CARD,
+        fields=(CARD, X, Y),
+        events=(EventSpec(EventCode.ROCKFALL, ("card", "x", "y", "removed"), 4),),
+        handler=_rockfall,
+        legal=_rockfall_moves,
+        effect="rockfall",
+    )
+)
+
+
+# ------------------------------------------------------------------ map
 
 
 def _map(t: Turn, m: dict[str, Any], idx: int) -> None:
@@ -95,20 +246,33 @@ def _map(t: Turn, m: dict[str, Any], idx: int) -> None:
     kg = list(t.rs.known_goals)
     kg[t.seat] = tuple(sorted({*kg[t.seat], g}))
     t.changes["known_goals"] = tuple(kg)
-    t.event("map_used", card=CARD_LIST[idx].id, goal=g)
+    t.event(EV_MAP_USED, card=CARD_LIST[idx].id, goal=g)
 
 
-HANDLERS = {
-    "place_path": _place,
-    "break_tool": _break,
-    "repair_tool": _repair,
-    "rockfall": _rockfall,
-    "map": _map,
-    **expansion.HANDLERS,
-}
+def _map_moves(state: GameState, rs: RoundState, seat: int, iid: str, idx: int, out: Out) -> None:
+    revealed = rs.board.revealed
+    out += [{"type": "map", "card": iid, "goal": g} for g in range(3) if not revealed[g]]
 
 
-def _discard(t: Turn, m: dict[str, Any], timeout: bool) -> None:
+declare(
+    MoveSpec(
+        type=MoveType.MAP,
+        number=4,
+        phase=Phase.PLAYING,
+        play=Play.CARD,
+        fields=(CARD, ("goal", FieldKind.INT)),
+        events=(EventSpec(EventCode.MAP_USED, ("card", "goal"), 5),),
+        handler=_map,
+        legal=_map_moves,
+        effect="map",
+    )
+)
+
+
+# ------------------------------------------------------------------ discard
+
+
+def _discard(t: Turn, m: dict[str, Any]) -> None:
     cards = m["cards"]
     allowed = (1, 2, 3) if t.state.config.expansion else (1,)
     if len(cards) not in allowed:
@@ -118,62 +282,30 @@ def _discard(t: Turn, m: dict[str, Any], timeout: bool) -> None:
     pos = take_cards(t.rs, t.seat, cards)
     drop(t, pos)
     t.draws = len(pos)
-    extra = {"timeout": True} if timeout else {}
-    t.event("passed", count=len(pos), **extra)
+    if t.timeout:
+        t.event(EV_PASSED, count=len(pos), timeout=True)
+    else:
+        t.event(EV_PASSED, count=len(pos))
 
 
-def play(state: GameState, seat: int, m: dict[str, Any], timeout: bool = False) -> Turn:
-    """Check and perform a playing-phase move; the caller finishes the turn."""
-    t = Turn(state, seat)
-    kind = m["type"]
-    if kind == "discard":
-        _discard(t, m, timeout)
-        return t
-    if kind == "discard_to_remove":
-        expansion.discard_to_remove(t, m)
-        return t
-    rs = state.rs
-    pos = take_cards(rs, seat, [m["card"]])[0]
-    idx = rs.table.cards[pos]
-    expected = PLAYED_WITH[idx]
-    if kind != expected:
-        raise IllegalMove(Reason.WRONG_CARD_TYPE, f"{CARD_LIST[idx].id} is played with {expected}")
-    hand = list(t.hands[seat])
-    hand.remove(pos)
-    t.hands[seat] = tuple(hand)
-    HANDLERS[kind](t, m, idx)
-    if kind in TO_DISCARD:
-        t.to_discard(idx)
-    return t
+def _discard_moves(state: GameState, rs: RoundState, seat: int, iids: list[str], out: Out) -> None:
+    """One card (classic); one, two or three (Saboteur 2); card ids sorted."""
+    if not state.config.expansion:
+        out += [{"type": "discard", "cards": [i]} for i in iids]
+        return
+    for k in (1, 2, 3):
+        out += [{"type": "discard", "cards": list(cs)} for cs in combinations(iids, k)]
 
 
-# the move type that plays each catalogue card (None: start and goal cards)
-PLAYED_WITH = tuple(
-    "place_path" if c.category == "path" else EFFECT_MOVE.get(c.kind) for c in CARD_LIST
+declare(
+    MoveSpec(
+        type=MoveType.DISCARD,
+        number=12,
+        phase=Phase.PLAYING,
+        play=Play.HAND,
+        fields=(("cards", FieldKind.TEXTS),),
+        events=(EventSpec(EventCode.PASSED, ("count",), 6),),
+        handler=_discard,
+        legal=_discard_moves,
+    )
 )
-# action moves whose card goes to the discard pile (the others stay in front of a seat)
-TO_DISCARD = frozenset(EFFECT_MOVE.values()) - {"break_tool", "theft", "trap"}
-
-
-def finish(t: Turn) -> RoundState:
-    """Draw, pass the turn to the next seat with cards, and build the new round state."""
-    rs = t.rs
-    drawn = t.changes.get("drawn", rs.drawn)
-    total = len(rs.table.cards)
-    if t.draws and not t.gold_hit and drawn < total:
-        k = min(t.draws, total - drawn)
-        t.hands[t.seat] = (*t.hands[t.seat], *range(drawn, drawn + k))
-        drawn += k
-        t.changes["drawn"] = drawn
-    t.changes["hands"] = tuple(t.hands)
-    t.changes["last_mover"] = t.seat
-    # the next seat holding cards (None: nobody holds a card, the round is over)
-    hands = t.hands
-    n = len(hands)
-    current = None
-    for i in range(t.seat + 1, t.seat + n + 1):
-        if hands[i % n]:
-            current = i % n
-            break
-    t.changes["current"] = current
-    return evolve_with(rs, t.changes)

@@ -38,8 +38,8 @@ def unkey(k: int) -> tuple[int, int]:
 
 
 START_KEY = key(0, 0)
-GOAL_XY = ((8, -2), (8, 0), (8, 2))
-GOAL_KEYS = tuple(key(x, y) for x, y in GOAL_XY)
+GOAL_CELLS = ((8, -2), (8, 0), (8, 2))
+GOAL_KEYS = tuple(key(x, y) for x, y in GOAL_CELLS)
 GOAL_SET = frozenset(GOAL_KEYS)
 
 
@@ -211,26 +211,13 @@ class Board:
             return Reason.NOT_CONNECTED
         return None
 
-    def _packed(self, k: int) -> int:
-        """Edge masks an empty cell accepts: bit m for ordinary cards, bit 16+m for ladders."""
-        x, y = unkey(k)
-        if (self.bounded and not in_bounds(x, y)) or not (
-            -LIMIT < x < LIMIT and -LIMIT < y < LIMIT
-        ):
-            return 0
-        side, opn, cb, adj_path, adj_goal = self._cell_info(k)
-        acc = ACCEPT[side][opn]
-        packed = acc & TOUCH[cb]
-        if adj_path and not adj_goal:
-            packed |= acc << 16
-        return packed
-
     def _frontier_info(self) -> dict[int, int]:
         """Empty cells that accept something, updated from the parent board when possible.
 
-        The loop is `_packed` written out (one call per cell saved): after a placement this
-        runs for the ~5-9 cells around what changed, and it is the bulk of a legal-move
-        query on a new board."""
+        Per empty cell: the edge masks it accepts, bit m for ordinary cards and bit 16+m for
+        ladders (`_cell_info` written out, one call per cell saved): after a placement this
+        runs for the few cells around what changed, the bulk of a legal-move query on a new
+        board."""
         if self._info is not None:
             return self._info
         cells = self.cells
@@ -292,7 +279,7 @@ class Board:
 
     def spots(self, bit: int) -> list[tuple[int, int]]:
         """Sorted (x, y) of the frontier cells accepting `bit` (an edge-mask bit of
-        `_packed`), cached per board: the board outlives many turns (discards and actions
+        `_frontier_info`), cached per board: the board outlives many turns (discards and actions
         keep it), and every turn's legal moves ask for the same few bits again."""
         cache = self._spots
         if cache is None:

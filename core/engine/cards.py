@@ -101,7 +101,6 @@ def card_defs(raw: dict[str, Any]) -> dict[str, CardDef]:
 CATALOGUE: dict[str, CardDef] = card_defs(RAW)
 CARD_LIST: tuple[CardDef, ...] = tuple(CATALOGUE.values())
 CARD_INDEX: dict[str, int] = {c.id: i for i, c in enumerate(CARD_LIST)}
-START = CARD_INDEX["S1_START"]
 GOAL_CARDS: tuple[int, ...] = tuple(i for i, c in enumerate(CARD_LIST) if c.category == "goal")
 GOLD = next(i for i in GOAL_CARDS if CARD_LIST[i].treasure)
 

@@ -255,12 +255,3 @@ def kept(version: str) -> dict[str, Any] | None:
     if not resources.files("core.engine").joinpath(f"data/catalogues/{name}").is_file():
         return None
     return read_data(f"catalogues/{name}")
-
-
-def kept_versions() -> list[str]:
-    """The versions of the kept catalogue files."""
-    folder = resources.files("core.engine").joinpath("data/catalogues")
-    if not folder.is_dir():
-        return []
-    names = [p.name for p in folder.iterdir()]
-    return sorted(n.removesuffix(".json") for n in names if n.endswith(".json"))

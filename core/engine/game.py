@@ -1,22 +1,36 @@
-"""Game flow: turns, round end, stealing, next round, timeouts, replay (RULES §4, §6, §7)."""
+"""Game flow: new game, applying a move with its declared handler, timeouts, replay
+(RULES §4, §7); the round's end and the next deal are flow.py's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .actions import finish, play
+from .cards import CARD_LIST
 from .catalogue import CURRENT, Catalogue
+from .codes import EventCode, MoveType, Phase
 from .config import GameConfig
 from .deal import rng_for
-from .log import LOG_FIELDS, Log
-from .moves import legal_moves, parse_move
+from .flow import end_round, next_round, steal
+from .log import Log
+from .moves import Move, legal_moves, parse_move
+from .moveset import LOG_FIELDS, PHASE_MOVES, PLAYED_WITH, TO_DISCARD
 from .reasons import IllegalMove, Reason
-from .scoring import round_end
+from .registry import MOVES, Play
 from .setup import first_start_seat, nugget_pile, start_round
-from .state import GameState, RoundState, evolve
+from .state import GameState, evolve
+from .turn import Turn, finish, take_cards
 
 Events = list[dict[str, Any]]
 SCALAR_CODES = frozenset(LOG_FIELDS)
+PLAYING, STEALING, ROUND_OVER, FINISHED = Phase
+_HANDLERS = {t: s.handler for t, s in MOVES.items()}
+_PLAY = {t: s.play for t, s in MOVES.items()}
+_BY_HAND, _OUTSIDE_PLAY = Play.HAND, Play.PHASE
+_WRONG_PHASE: dict[str, str] = {STEALING: "thieves are stealing", ROUND_OVER: "the round is over"}
+_NOT_NOW = {
+    MoveType.STEAL: "nobody steals before the round ends",
+    MoveType.NEXT_ROUND: "the round is not over",
+}
 
 
 def new_game(config: GameConfig, seed: int, catalogue: Catalogue = CURRENT) -> GameState:
@@ -25,12 +39,12 @@ def new_game(config: GameConfig, seed: int, catalogue: Catalogue = CURRENT) -> G
     config.validate()
     start = first_start_seat(config, seed)
     rs = start_round(config, catalogue, seed, 1, start)
-    ev = {"seq": 0, "seat": None, "code": "round_started", "round": 1, "start_seat": start}
+    ev = {"seq": 0, "seat": None, "code": EventCode.ROUND_STARTED, "round": 1, "start_seat": start}
     return GameState(
         config=config,
         seed=seed,
         seq=0,
-        phase="playing",
+        phase=PLAYING,
         gold=(0,) * config.players,
         nuggets=nugget_pile(config, catalogue, seed),
         rs=rs,
@@ -44,14 +58,14 @@ def phase(state: GameState) -> str:
 
 
 def actor(state: GameState) -> int | None:
-    return state.rs.current if state.phase in ("playing", "stealing") else None
+    return state.rs.current if state.phase in (PLAYING, STEALING) else None
 
 
 def waiting_on(state: GameState) -> frozenset[int]:
-    if state.phase in ("playing", "stealing"):
+    if state.phase in (PLAYING, STEALING):
         cur = state.rs.current
         return frozenset() if cur is None else frozenset({cur})
-    if state.phase == "round_over":
+    if state.phase == ROUND_OVER:
         return frozenset(range(state.n)) - state.ready
     return frozenset()
 
@@ -78,7 +92,8 @@ def clone(e: dict[str, Any]) -> dict[str, Any]:
 
 
 def apply_move(state: GameState, seat: int, move: dict[str, Any]) -> tuple[GameState, Events]:
-    """Apply one seat's move; raise IllegalMove or MoveFormatError; never mutate `state`."""
+    """Apply one seat's move; raise IllegalMove or MoveFormatError; never mutate `state`.
+    `move` is a JSON move, or a Move `parse_move` made (then taken as it is)."""
     m = parse_move(move)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n:
         raise IllegalMove(Reason.BAD_SEAT, f"no seat {seat!r}")
@@ -86,155 +101,55 @@ def apply_move(state: GameState, seat: int, move: dict[str, Any]) -> tuple[GameS
     return new, [clone(e) for e in events]
 
 
-def _apply(
-    state: GameState, seat: int, m: dict[str, Any], *, timeout: bool
-) -> tuple[GameState, Events]:
+def _apply(state: GameState, seat: int, m: Move, *, timeout: bool) -> tuple[GameState, Events]:
     kind = m["type"]
     ph = state.phase
-    if ph == "finished":
+    if ph == FINISHED:
         raise IllegalMove(Reason.GAME_OVER)
-    if ph == "round_over":
-        if kind != "next_round":
-            raise IllegalMove(Reason.WRONG_PHASE, "the round is over")
-        if seat in state.ready:
-            raise IllegalMove(Reason.ALREADY_READY)
-        return _ready(state, seat)
-    if kind == "next_round":
-        raise IllegalMove(Reason.WRONG_PHASE, "the round is not over")
-    if ph == "stealing":
-        if kind != "steal":
-            raise IllegalMove(Reason.WRONG_PHASE, "thieves are stealing")
-        if seat != state.rs.current:
+    if ph != PLAYING:  # stealing or round over: the one move of that phase
+        spec = PHASE_MOVES[ph]
+        if kind != spec.type:
+            raise IllegalMove(Reason.WRONG_PHASE, _WRONG_PHASE[ph])
+        if ph != ROUND_OVER and seat != state.rs.current:
             raise IllegalMove(Reason.NOT_YOUR_TURN)
-        return _steal(state, seat, m["target_seat"], timeout)
-    if kind == "steal":
-        raise IllegalMove(Reason.WRONG_PHASE, "nobody steals before the round ends")
+        done: tuple[GameState, Events] = spec.handler(state, seat, m, timeout)
+        return done
+    if _PLAY[kind] is _OUTSIDE_PLAY:
+        raise IllegalMove(Reason.WRONG_PHASE, _NOT_NOW[kind])
     if seat != state.rs.current:
         raise IllegalMove(Reason.NOT_YOUR_TURN)
-    turn = play(state, seat, m, timeout)
+    turn = _play(state, seat, m, timeout)
     rs = finish(turn)
     events = turn.events
     seq = turn.seq
     if turn.gold_hit:
-        return _end_round(state, evolve(rs, reached_by=seat), True, events, seq)
+        return end_round(state, evolve(rs, reached_by=seat), True, events, seq)
     if rs.current is None:
-        return _end_round(state, rs, False, events, seq)
+        return end_round(state, rs, False, events, seq)
     return evolve(state, seq=seq, rs=rs, log=state.log.extend(events)), events
 
 
-def _end_round(
-    state: GameState, rs: RoundState, gold_hit: bool, events: Events, seq: int
-) -> tuple[GameState, Events]:
-    out = round_end(state, rs, gold_hit)
-    res = out["result"]
-    thieves: tuple[int, ...] = out["thieves"]
-    events.append(
-        {
-            "seq": seq,
-            "seat": None,
-            "code": "round_ended",
-            "round": rs.number,
-            "winners": res["winners"],
-            "winning_seats": list(res["winning_seats"]),
-            "roles": list(res["roles"]),
-            "gold_goal": res["gold_goal"],
-            "reached_by": res["reached_by"],
-            "route": [list(c) for c in res["route"]],
-        }
-    )
-    rs = evolve(rs, result=res, thieves=thieves, current=thieves[0] if thieves else None)
-    state = evolve(state, seq=seq, rs=rs, gold=out["gold"], nuggets=out["nuggets"])
-    if thieves:
-        state = evolve(state, phase="stealing")
-        return evolve(state, log=state.log.extend(events)), events
-    return _after_round(state, events)
-
-
-def _after_round(state: GameState, events: Events) -> tuple[GameState, Events]:
-    """The round (and its stealing) is done: wait for "next round", or finish the game."""
-    if state.rs.number >= state.config.rounds:
-        top = max(state.gold)
-        events.append(
-            {
-                "seq": state.seq,
-                "seat": None,
-                "code": "game_finished",
-                "gold": list(state.gold),
-                "winners": [s for s, g in enumerate(state.gold) if g == top],
-            }
-        )
-        state = evolve(state, phase="finished", results=(*state.results, state.rs.result or {}))
-    else:
-        state = evolve(state, phase="round_over", ready=frozenset())
-    return evolve(state, log=state.log.extend(events)), events
-
-
-def _steal(
-    state: GameState, seat: int, target: int | None, timeout: bool
-) -> tuple[GameState, Events]:
-    gold = list(state.gold)
-    candidates = [s for s in range(state.n) if s != seat and gold[s] > 0]
-    if target is None:
-        if candidates:
-            raise IllegalMove(Reason.BAD_TARGET, "choose a player who has gold")
-    elif target not in candidates:
-        raise IllegalMove(Reason.BAD_TARGET, "that player has no gold to steal")
-    else:
-        gold[target] -= 1
-        gold[seat] += 1
-    seq = state.seq + 1
-    ev: dict[str, Any] = {"seq": seq, "seat": seat, "code": "stole", "target_seat": target}
-    if timeout:
-        ev["timeout"] = True
-    events: Events = [ev]
+def _play(state: GameState, seat: int, m: Move, timeout: bool) -> Turn:
+    """Check and perform a playing-phase move with its declared handler; the caller
+    finishes the turn."""
+    t = Turn(state, seat, timeout)
+    kind = m["type"]
+    if _PLAY[kind] is _BY_HAND:
+        _HANDLERS[kind](t, m)
+        return t
     rs = state.rs
-    res = dict(rs.result or {})
-    res["steals"] = [*res.get("steals", []), [seat, target]]
-    if target is not None:
-        win = list(res["winnings"])
-        win[seat] += 1
-        res["winnings"] = win
-    rest = rs.thieves[1:]
-    rs = evolve(rs, result=res, thieves=rest, current=rest[0] if rest else None)
-    state = evolve(state, seq=seq, rs=rs, gold=tuple(gold))
-    if rest:
-        return evolve(state, log=state.log.extend(events)), events
-    return _after_round(state, events)
-
-
-def _ready(state: GameState, seat: int) -> tuple[GameState, Events]:
-    seq = state.seq + 1
-    events: Events = [{"seq": seq, "seat": seat, "code": "ready"}]
-    ready = state.ready | {seat}
-    state = evolve(state, seq=seq, ready=ready)
-    if len(ready) < state.n:
-        return evolve(state, log=state.log.extend(events)), events
-    return _next_round(state, events)
-
-
-def _next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
-    rs = state.rs
-    n = state.n
-    start = (rs.last_mover + 1) % n if rs.last_mover is not None else rs.start_seat
-    number = rs.number + 1
-    new_rs = start_round(state.config, state.catalogue, state.seed, number, start)
-    events.append(
-        {
-            "seq": state.seq,
-            "seat": None,
-            "code": "round_started",
-            "round": number,
-            "start_seat": start,
-        }
-    )
-    state = evolve(
-        state,
-        rs=new_rs,
-        phase="playing",
-        ready=frozenset(),
-        results=(*state.results, rs.result or {}),
-    )
-    return evolve(state, log=state.log.extend(events)), events
+    pos = take_cards(rs, seat, [m["card"]])[0]
+    idx = rs.table.cards[pos]
+    expected = PLAYED_WITH[idx]
+    if kind != expected:
+        raise IllegalMove(Reason.WRONG_CARD_TYPE, f"{CARD_LIST[idx].id} is played with {expected}")
+    hand = list(t.hands[seat])
+    hand.remove(pos)
+    t.hands[seat] = tuple(hand)
+    _HANDLERS[kind](t, m, idx)
+    if kind in TO_DISCARD:
+        t.to_discard(idx)
+    return t
 
 
 def apply_timeout(state: GameState) -> tuple[GameState, Events]:
@@ -246,14 +161,14 @@ def apply_timeout(state: GameState) -> tuple[GameState, Events]:
 def _timeout(state: GameState) -> tuple[GameState, Events]:
     ph = state.phase
     rs = state.rs
-    if ph == "playing":
+    if ph == PLAYING:
         seat = rs.current
         assert seat is not None
         hand = rs.hands[seat]
         pos = rng_for(state.seed, "timeout", state.seq).choice(hand)
-        move = {"type": "discard", "cards": [rs.table.iids[pos]]}
+        move = Move(type=MoveType.DISCARD, cards=[rs.table.iids[pos]])
         return _apply(state, seat, move, timeout=True)
-    if ph == "stealing":
+    if ph == STEALING:
         seat = rs.current
         assert seat is not None
         n = state.n
@@ -262,10 +177,10 @@ def _timeout(state: GameState) -> tuple[GameState, Events]:
             s = (seat + i) % n
             if state.gold[s] > 0 and (best is None or state.gold[s] > state.gold[best]):
                 best = s
-        return _steal(state, seat, best, True)
-    if ph == "round_over":
+        return steal(state, seat, Move(type=MoveType.STEAL, target_seat=best), True)
+    if ph == ROUND_OVER:
         state = evolve(state, seq=state.seq + 1)
-        return _next_round(state, [])
+        return next_round(state, [])
     raise IllegalMove(Reason.WRONG_PHASE, "the game is finished")
 
 

@@ -22,30 +22,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, overload
 
 from .cards import CARD_INDEX, CARD_LIST
+from .moveset import LOG_FIELDS
 
 Entry = dict[str, Any]
 
-# Log entries are stored positionally: [seq step, seat, code number, *fields]; an entry whose
+# Log entries are stored positionally: [seq step, seat, code number, *fields], the code
+# numbers and fields as the move declarations give them (moveset.LOG_FIELDS); an entry whose
 # keys differ from its code's schema (e.g. a timeout flag) is stored as a plain dict.
-LOG_FIELDS: dict[str, tuple[str, ...]] = {
-    "path_placed": ("card", "x", "y", "rotated"),
-    "goal_revealed": ("goal", "x", "y", "card", "rotated", "kind"),
-    "tool_broken": ("card", "target_seat", "tool"),
-    "tool_repaired": ("card", "target_seat", "tool"),
-    "rockfall": ("card", "x", "y", "removed"),
-    "map_used": ("card", "goal"),
-    "passed": ("count",),
-    "discarded_to_remove": ("count", "remove"),
-    "theft_laid": ("card",),
-    "hands_off": ("card", "target_seat"),
-    "freed": ("card", "target_seat"),
-    "trapped": ("card", "target_seat"),
-    "hands_swapped": ("card", "target_seat"),
-    "inspected": ("card", "target_seat"),
-    "hats_swapped": ("card", "target_seat"),
-    "stole": ("target_seat",),
-    "ready": (),
-}
 CODES = tuple(LOG_FIELDS)
 CODE_NO = {c: i for i, c in enumerate(CODES)}
 CARD_FIELDS = ("card", "removed")
@@ -66,7 +49,7 @@ def _compile(c: str) -> tuple[Any, Any]:
     over the fields, no per-field test): a view decodes 50 entries, a move encodes one."""
     no, _, spec = _ENC[c]
     enc = [f"[e['seq'] - prev, e['seat'], {no}"]
-    dec = [f"{{'seq': x[0] + prev, 'seat': x[1], 'code': {c!r}"]
+    dec = [f"{{'seq': x[0] + prev, 'seat': x[1], 'code': {str(c)!r}"]
     for i, (f, how) in enumerate(spec, start=3):
         enc.append(("e[%r]", "_IDX[e[%r]]", "int(e[%r])")[how] % f)
         dec.append(f"{f!r}: " + ("x[%d]", "_CARDS[x[%d]]", "bool(x[%d])")[how] % i)
@@ -112,20 +95,10 @@ def enc_entry(e: Entry, prev: int) -> Any:
     return _CODECS[code][0](e, prev)
 
 
-def dec_entry(x: Any, prev: int) -> Entry:
-    if isinstance(x, dict):
-        return x
-    size, dec = _DECODERS[x[2]]
-    if len(x) != size:
-        raise ValueError(f"log entry {x!r}: {size} items expected")
-    entry: Entry = dec(x, prev)
-    return entry
-
-
 def _dec_all(
     items: Sequence[Any], prev: int, copy: Callable[[Entry], Entry] | None = None
 ) -> list[Entry]:
-    """Decode entries in order (`dec_entry` written out); `copy` is applied to the entries
+    """Decode stored entries in order; `copy` is applied to the entries
     stored as dicts, so that with it every returned dict is new."""
     out: list[Entry] = []
     decoders = _DECODERS

@@ -14,12 +14,14 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from .board import GOAL_XY, LIMIT, START_KEY, Board, in_bounds, key, unkey
+from .board import GOAL_CELLS, LIMIT, START_KEY, Board, in_bounds, key, unkey
 from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC
 from .catalogue import CURRENT, Catalogue, resolve
+from .codes import EventCode, Phase
 from .config import ConfigError, GameConfig
 from .deal import table_of
 from .log import Log
+from .moveset import FRONT_IDS
 from .reasons import PositionError
 from .setup import (
     BLUE,
@@ -39,13 +41,11 @@ from .setup import (
 from .state import GameState, RoundState
 
 FORMAT = 1
-PHASES = ("playing", "stealing", "round_over", "finished")
+PHASES = tuple(Phase)
 ROLES = {
     "classic": frozenset({DIGGER, SABOTEUR, SELFISH}),
     "expansion": frozenset({BLUE, GREEN, SABOTEUR, BOSS, PROFITEER, GEOLOGIST}),
 }
-# the cards that lie in front of a seat once played
-FRONT_KINDS = frozenset({"break", "theft", "trapped"})
 KEYS = frozenset(
     {
         "position",
@@ -163,9 +163,9 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
     seed = r.integer("seed", 0, None)
     seq = r.integer("seq", 0, 0)
     number = r.integer("round", 1, 1, cfg.rounds)
-    phase = doc.get("phase", "playing")
-    if phase not in PHASES:
-        raise PositionError(f"phase: {phase!r} is not one of {', '.join(PHASES)}")
+    if doc.get("phase", Phase.PLAYING) not in PHASES:
+        raise PositionError(f"phase: {doc.get('phase')!r} is not one of {', '.join(PHASES)}")
+    phase = Phase(doc.get("phase", Phase.PLAYING))
     start_seat = seat_or_none("start_seat", doc.get("start_seat", None), n)
     if start_seat is None:
         start_seat = first_start_seat(cfg, seed)
@@ -238,8 +238,8 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
             raise PositionError(f"{where}: (0, 0) holds the start card")
         if k in cells:
             raise PositionError(f"{where}: ({x}, {y}) holds two cards")
-        if (x, y) in GOAL_XY:
-            g = GOAL_XY.index((x, y))
+        if (x, y) in GOAL_CELLS:
+            g = GOAL_CELLS.index((x, y))
             idx = card_of(where, cid, cat, ("goal",))
             if idx != goals[g]:
                 raise PositionError(f"{where}: goal {g} is {CARD_LIST[goals[g]].id}, not {cid}")
@@ -267,7 +267,7 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
             raise PositionError(f"in_front[{s}]: a list of card ids expected")
         for c in f:
             idx = card_of(f"in_front[{s}]", c, cat, ("action",))
-            if CARD_LIST[idx].kind not in FRONT_KINDS:
+            if CARD_LIST[idx].id not in FRONT_IDS:
                 raise PositionError(f"in_front[{s}]: {c} does not stay in front of a seat")
         if len(set(f)) != len(f):
             raise PositionError(f"in_front[{s}]: a card twice")
@@ -353,22 +353,22 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
     for i, res in enumerate(results):
         _check_result(f"results[{i}]", res, n)
     default_current: int | None = start_seat
-    if phase == "stealing":
+    if phase == Phase.STEALING:
         if not thieves or result is None:
             raise PositionError("phase stealing: thieves and the round's result are needed")
         default_current = thieves[0]
-    elif phase in ("round_over", "finished"):
+    elif phase in (Phase.ROUND_OVER, Phase.FINISHED):
         if result is None:
             raise PositionError(f"phase {phase}: the round's result is needed")
         default_current = None
     elif thieves or ready:
         raise PositionError("thieves and ready belong to the stealing and round_over phases")
     current = seat_or_none("current", doc.get("current", default_current), n)
-    if phase == "playing" and (current is None or not hands[current]):
+    if phase == Phase.PLAYING and (current is None or not hands[current]):
         raise PositionError("current: in play, the seat to act holds a card")
-    if phase == "stealing" and current != thieves[0]:
+    if phase == Phase.STEALING and current != thieves[0]:
         raise PositionError("current: the first of the thieves steals")
-    if phase in ("round_over", "finished") and current is not None:
+    if phase in (Phase.ROUND_OVER, Phase.FINISHED) and current is not None:
         raise PositionError(f"current: nobody acts in {phase}")
 
     # ---------------------------------------------------------------- the state
@@ -402,7 +402,7 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
         reached_by=reached_by,
         result=result,
     )
-    started = {"seq": seq, "seat": None, "code": "round_started", "round": number}
+    started = {"seq": seq, "seat": None, "code": EventCode.ROUND_STARTED, "round": number}
     return GameState(
         config=cfg,
         seed=seed,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from .board import GOAL_KEYS
-from .moves import broken
 from .setup import BLUE, BOSS, DIGGER, GEOLOGIST, GREEN, PROFITEER, SABOTEUR, SELFISH
 from .state import GameState, RoundState
+from .turn import broken
 
 
 def pay_value(pile: list[int], owed: int) -> list[int]:

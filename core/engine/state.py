@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .board import Board
 from .catalogue import CURRENT, Catalogue
 from .config import GameConfig
 from .deal import Table
-from .log import Log
+
+if TYPE_CHECKING:  # log.py reads the move declarations, whose handlers use the state
+    from .log import Log
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +35,6 @@ class RoundState:
     thieves: tuple[int, ...] = ()  # stealing phase: thieves still to act, in order
     reached_by: int | None = None
     result: dict[str, Any] | None = None
-
-    def card_of(self, pos: int) -> int:
-        return self.table.cards[pos]
 
     def deck_size(self) -> int:
         return len(self.table.cards) - self.drawn
@@ -86,13 +85,16 @@ def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
 
 
 _EVOLVERS = {cls: _make_evolver(cls) for cls in (RoundState, GameState)}
+_S = TypeVar("_S", RoundState, GameState)
 
 
-def evolve(obj: Any, **changes: Any) -> Any:
+def evolve(obj: _S, **changes: Any) -> _S:
     """`dataclasses.replace` for the two state classes, without re-running __init__."""
-    return _EVOLVERS[type(obj)](obj, changes)
+    new: _S = _EVOLVERS[type(obj)](obj, changes)
+    return new
 
 
-def evolve_with(obj: Any, changes: dict[str, Any]) -> Any:
+def evolve_with(obj: _S, changes: dict[str, Any]) -> _S:
     """`evolve` with the changes already in a dict (a move's scratch collects them)."""
-    return _EVOLVERS[type(obj)](obj, changes)
+    new: _S = _EVOLVERS[type(obj)](obj, changes)
+    return new

@@ -1,4 +1,5 @@
-"""One move in progress: the scratch object every action handler fills (RULES §3, §6).
+"""One move in progress: the scratch object every handler fills (RULES §3, §6), and the
+checks and helpers the handlers share.
 
 Each move is checked completely before anything is built; the new round state is made
 by copying only the fields the move changes.
@@ -8,20 +9,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import CARD_INDEX
-from .moves import BREAKS
+from .cards import CARD_INDEX, CARD_LIST
 from .reasons import IllegalMove, Reason
-from .state import GameState, RoundState
+from .state import GameState, RoundState, evolve_with
 
-REMOVABLE = (*BREAKS, "TRAPPED", "THEFT")
+# the in-front cards that stand for a broken tool
+BREAKS = frozenset(c.id for c in CARD_LIST if c.category == "action" and c.kind == "break")
 
 
 class Turn:
     """Mutable scratch for one move; turned into a new RoundState at the end."""
 
-    __slots__ = ("changes", "draws", "events", "gold_hit", "hands", "rs", "seat", "seq", "state")
+    __slots__ = (
+        "changes",
+        "draws",
+        "events",
+        "gold_hit",
+        "hands",
+        "rs",
+        "seat",
+        "seq",
+        "state",
+        "timeout",
+    )
 
-    def __init__(self, state: GameState, seat: int) -> None:
+    def __init__(self, state: GameState, seat: int, timeout: bool = False) -> None:
         self.state = state
         self.rs = state.rs
         self.seat = seat
@@ -31,6 +43,7 @@ class Turn:
         self.events: list[dict[str, Any]] = []
         self.draws = 1
         self.gold_hit = False
+        self.timeout = timeout  # the deadline made this move (RULES §7)
 
     def event(self, code: str, **data: Any) -> None:
         self.events.append({"seq": self.seq, "seat": self.seat, "code": code, **data})
@@ -46,6 +59,15 @@ class Turn:
 
     def to_discard(self, *idx: int) -> None:
         self.changes["discard"] = self.changes.get("discard", self.rs.discard) + idx
+
+
+def broken(in_front: tuple[str, ...]) -> bool:
+    return any(c in BREAKS for c in in_front)
+
+
+def can_place_path(rs: RoundState, seat: int) -> bool:
+    front = rs.in_front[seat]
+    return not front or (not broken(front) and "TRAPPED" not in front)
 
 
 def target(state: GameState, m: dict[str, Any], *, other_than: int | None = None) -> int:
@@ -88,3 +110,27 @@ def drop(t: Turn, pos: list[int]) -> None:
     t.hands[t.seat] = tuple(hand)
     cards = t.rs.table.cards
     t.to_discard(*[cards[p] for p in pos])
+
+
+def finish(t: Turn) -> RoundState:
+    """Draw, pass the turn to the next seat with cards, and build the new round state."""
+    rs = t.rs
+    drawn = t.changes.get("drawn", rs.drawn)
+    total = len(rs.table.cards)
+    if t.draws and not t.gold_hit and drawn < total:
+        k = min(t.draws, total - drawn)
+        t.hands[t.seat] = (*t.hands[t.seat], *range(drawn, drawn + k))
+        drawn += k
+        t.changes["drawn"] = drawn
+    t.changes["hands"] = tuple(t.hands)
+    t.changes["last_mover"] = t.seat
+    # the next seat holding cards (None: nobody holds a card, the round is over)
+    hands = t.hands
+    n = len(hands)
+    current = None
+    for i in range(t.seat + 1, t.seat + n + 1):
+        if hands[i % n]:
+            current = i % n
+            break
+    t.changes["current"] = current
+    return evolve_with(rs, t.changes)

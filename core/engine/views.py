@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .board import GOAL_XY, unkey
+from .board import GOAL_CELLS, unkey
 from .cards import CARD_LIST, GOLD
+from .codes import Phase
 from .game import actor, clone, public_log
 from .moves import legal_moves
 from .state import GameState
@@ -36,8 +37,8 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
     n = cfg.players
     if seat is not None and (isinstance(seat, bool) or not 0 <= seat < n):
         seat = None
-    ended = state.phase in ("stealing", "round_over", "finished")
-    finished = state.phase == "finished"
+    ended = state.phase in (Phase.STEALING, Phase.ROUND_OVER, Phase.FINISHED)
+    finished = state.phase == Phase.FINISHED
     board = rs.board
     known = set(rs.known_goals[seat]) if seat is not None else set()
     you: dict[str, Any]
@@ -82,7 +83,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
         x, y = unkey(k)
         cells.append({"x": x, "y": y, "card": CARD_LIST[o >> 1].id, "rotated": bool(o & 1)})
     goals = []
-    for g, (x, y) in enumerate(GOAL_XY):
+    for g, (x, y) in enumerate(GOAL_CELLS):
         shown = board.revealed[g] or ended or g in known
         goals.append(
             {

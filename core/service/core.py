@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from core import engine
-from core.engine.moves import parse_move
 from core.service import clock, lobby, movelog
 from core.service.agents import Chooser
 from core.service.archive import game_record, round_record
@@ -457,11 +456,12 @@ class ServiceCore:
             entry: dict[str, Any] = {"timeout": True}
         else:
             assert seat is not None
-            # the log keeps the move as the engine reads it: fields it does not know are
-            # dropped, never stored (a client's junk would live in the archive for months)
-            parsed = parse_move(move)
-            new_state, _ = engine.apply_move(state, seat, parsed)
-            entry = {"seat": seat, "move": parsed}
+            # the one shape check; the log keeps the move as the engine parsed it: fields it
+            # does not know are dropped, never stored (a client's junk would live in the
+            # archive for months)
+            move = engine.parse_move(move)
+            new_state, _ = engine.apply_move(state, seat, move)
+            entry = {"seat": seat, "move": move}
         entry["v"] = loaded.version + 1
         new_phase = engine.phase(new_state)
         if new_phase in ("round_over", "finished") and old_phase != new_phase:

@@ -16,28 +16,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-FIELDS: dict[str, tuple[str, ...]] = {
-    "place_path": ("card", "x", "y", "rotated"),
-    "break_tool": ("card", "target_seat"),
-    "repair_tool": ("card", "target_seat", "tool"),
-    "rockfall": ("card", "x", "y"),
-    "map": ("card", "goal"),
-    "theft": ("card",),
-    "hands_off": ("card", "target_seat"),
-    "swap_hand": ("card", "target_seat"),
-    "inspect": ("card", "target_seat"),
-    "swap_hats": ("card", "target_seat"),
-    "trap": ("card", "target_seat"),
-    "free": ("card", "target_seat"),
-    "discard": ("cards",),
-    "discard_to_remove": ("cards", "remove"),
-    "steal": ("target_seat",),
-    "next_round": (),
-}
-# The stored number of each move type: its position here. Append only, never reorder.
+from core import engine
+
+# Each engine move type's fields, in API.md's order, and its stored number: its position in
+# TYPES, the number its declaration gives it (append only: core/engine/registry.py;
+# tests/core/engine/test_engine_registry.py pins them).
+FIELDS: dict[str, tuple[str, ...]] = {s.type: s.field_names for s in engine.MOVE_SPECS}
 TYPES: tuple[str, ...] = tuple(FIELDS)
 TYPE_NO = {t: i for i, t in enumerate(TYPES)}
-BOOL_FIELDS = frozenset({"rotated"})
+BOOL_FIELDS = frozenset(
+    name for s in engine.MOVE_SPECS for name, kind in s.fields if kind is engine.FieldKind.BOOL
+)
 
 
 def encode(entry: dict[str, Any]) -> str:

@@ -41,22 +41,23 @@ COMPRESS_ABOVE = 256  # bytes of state JSON; below this zlib+base64 saves nothin
 STATE_ZDICT_1 = Path(__file__).with_name("state_zdict_1.json").read_bytes()
 
 
-def encode_state(state: Any) -> str:
+def encode_state(state: engine.GameState) -> str:
     """Engine state as stored: JSON, or ``z1:`` + base64(zlib(JSON, preset dictionary)).
 
     Why: the state carries the game's public log and grows through a game; compressed it
     is about a quarter of the JSON, which keeps a live game within the memory budget
-    (docs/benchmarks/store.md) for ~100 µs of CPU per move.
+    (docs/benchmarks/store.md). Memory level 8 (zlib's default) compresses these few KB
+    as well as 9 for less CPU: a smaller hash table to set up per state.
     """
     raw = dumps_compact(engine.state_to_json(state))
     if len(raw) <= COMPRESS_ABOVE:
         return raw.decode()
-    packer = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, STATE_ZDICT_1)
+    packer = zlib.compressobj(9, zlib.DEFLATED, 15, 8, zlib.Z_DEFAULT_STRATEGY, STATE_ZDICT_1)
     packed = packer.compress(raw) + packer.flush()
     return "z1:" + base64.b64encode(packed).decode("ascii")
 
 
-def decode_state(stored: str) -> Any:
+def decode_state(stored: str) -> engine.GameState:
     """Reads every stored form: ``z1:`` (dictionary), ``z:`` (plain zlib, older), JSON."""
     if stored.startswith("z1:"):
         unpacker = zlib.decompressobj(15, STATE_ZDICT_1)

@@ -6,13 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from core.engine import GameState, position_of, state_from_position
+from core.engine import GOAL_CELLS, GameState, position_of, state_from_position
 from core.engine.board import Board, key
 from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
 from core.engine.catalogue import CURRENT
 
 STONES = tuple(g for g in GOAL_CARDS if g != GOLD)
-GOAL_XY = ((8, -2), (8, 0), (8, 2))
 Cell = tuple[int, int, str, bool]
 
 
@@ -55,7 +54,7 @@ def make_board(
     d = {key(0, 0): 2 * CARD_INDEX["S1_START"]}
     for x, y, cid, rot in cells:
         d[key(x, y)] = 2 * CARD_INDEX[cid] + int(rot)
-    for g, (gx, gy) in enumerate(GOAL_XY):
+    for g, (gx, gy) in enumerate(GOAL_CELLS):
         if revealed[g]:
             d[key(gx, gy)] = 2 * goals[g] + int(goal_turns[g])
     return Board(d, goals, revealed, bounded)
@@ -96,7 +95,7 @@ def build(
     doc["goals"] = [CARD_LIST[g].id for g in goals]
     doc["maze"] = [[x, y, cid, rot] for x, y, cid, rot in cells] + [
         [gx, gy, CARD_LIST[goals[g]].id, goal_turns[g]]
-        for g, (gx, gy) in enumerate(GOAL_XY)
+        for g, (gx, gy) in enumerate(GOAL_CELLS)
         if revealed[g]
     ]
     doc.update(current=current, start_seat=current)

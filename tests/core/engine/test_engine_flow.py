@@ -56,7 +56,9 @@ def test_classic_setup(players: int) -> None:
 def test_expansion_setup(players: int) -> None:
     s = new_game(GameConfig.from_options("expansion", players, {}), 5)
     assert all(len(hand) == 6 for hand in s.rs.hands)
-    assert s.rs.deck_size() == 118 - 10 - 6 * players
+    deck = len(s.catalogue.decks["expansion"])  # test_engine_cards counts it
+    assert len(s.rs.table.cards) == deck and s.catalogue.removed == 10
+    assert s.rs.deck_size() == deck - 10 - 6 * players
     assert len(s.rs.roles) + len(s.rs.role_pool) == 15
     v = view_for(s, 0)
     assert v["deck_size"] == s.rs.deck_size() and v["discard_size"] == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import GameConfig, replay, state_from_json, state_to_json
+from core.engine import GameConfig, replay, resolve_catalogue, state_from_json, state_to_json
 from core.engine.codec import SCHEMA1_CATALOGUE
 
 DATA = Path(__file__).parent / "data"
@@ -22,7 +22,7 @@ DATA = Path(__file__).parent / "data"
 def test_golden_replay(name: str) -> None:
     rec = json.loads((DATA / name).read_text())
     cfg = GameConfig.from_options(rec["edition"], rec["players"], rec["options"])
-    final = replay(cfg, rec["seed"], rec["moves"])
+    final = replay(cfg, rec["seed"], rec["moves"], resolve_catalogue(SCHEMA1_CATALOGUE))
     old = rec["final_state"]
     assert state_from_json(old) == final
     assert final.phase == "finished" and len(final.results) == 3

@@ -29,15 +29,20 @@ from typing import Any
 import pytest
 
 from core.engine import (
+    CURRENT_CATALOGUE,
+    Catalogue,
     GameConfig,
     GameState,
     public_log,
     replay,
+    resolve_catalogue,
     scores,
     state_from_json,
     state_to_json,
     view_for,
 )
+from core.engine.cards import CARD_LIST
+from core.engine.codec import SCHEMA1_CATALOGUE
 from core.sim import walk
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -58,8 +63,10 @@ RECORDINGS: dict[str, tuple[str, int, dict[str, Any], int, float, float]] = {
 
 
 def fingerprint(state: GameState) -> str:
-    """sha256 of what the final state means (not how the codec lays it out)."""
+    """sha256 of what the final state means (not how the codec lays it out, nor how the
+    engine numbers its cards: cards by catalogue id)."""
     rs = state.rs
+    ids = [c.id for c in CARD_LIST]
     doc = {
         "seq": state.seq,
         "phase": state.phase,
@@ -67,10 +74,10 @@ def fingerprint(state: GameState) -> str:
         "nuggets": state.nuggets,
         "results": list(state.results),
         "log": public_log(state),
-        "cells": sorted(rs.board.cells.items()),
-        "goals": list(rs.board.goals),
+        "cells": sorted((k, ids[o >> 1], o & 1) for k, o in rs.board.cells.items()),
+        "goals": [ids[g] for g in rs.board.goals],
         "hands": [list(h) for h in rs.hands],
-        "discard": list(rs.discard),
+        "discard": [ids[c] for c in rs.discard],
         "view": view_for(state, None, log_limit=0),
     }
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
@@ -84,6 +91,11 @@ def round_summaries(state: GameState) -> list[dict[str, Any]]:
     ]
 
 
+def catalogue_of(rec: dict[str, Any]) -> Catalogue:
+    """The catalogue a recording was dealt from (before recordings named it: schema 1's)."""
+    return resolve_catalogue(rec.get("catalogue", SCHEMA1_CATALOGUE))
+
+
 def record(name: str) -> dict[str, Any]:
     edition, players, options, seed, east_bias, timeouts = RECORDINGS[name]
     config = GameConfig.from_options(edition, players, options)
@@ -95,6 +107,7 @@ def record(name: str) -> dict[str, Any]:
     assert final is not None
     return {
         "name": name,
+        "catalogue": CURRENT_CATALOGUE.version,
         "edition": edition,
         "players": players,
         "options": options,
@@ -126,7 +139,7 @@ def load(name: str) -> dict[str, Any]:
 def test_golden_game_replays_exactly(name: str) -> None:
     rec = load(name)
     config = GameConfig.from_options(rec["edition"], rec["players"], rec["options"])
-    final = replay(config, rec["seed"], rec["moves"])
+    final = replay(config, rec["seed"], rec["moves"], catalogue_of(rec))
     exp = rec["expected"]
     assert final.phase == "finished"
     assert final.seq == exp["seq"]
@@ -186,11 +199,11 @@ def test_replay_is_independent_of_string_hashing(hash_seed: str) -> None:
     name = "expansion_6"
     code = (
         "import json, sys\n"
-        "from tests.core.engine.test_golden_replay import fingerprint, load\n"
+        "from tests.core.engine.test_golden_replay import catalogue_of, fingerprint, load\n"
         "from core.engine import GameConfig, replay\n"
         f"rec = load({name!r})\n"
         "cfg = GameConfig.from_options(rec['edition'], rec['players'], rec['options'])\n"
-        "print(fingerprint(replay(cfg, rec['seed'], rec['moves'])))\n"
+        "print(fingerprint(replay(cfg, rec['seed'], rec['moves'], catalogue_of(rec))))\n"
     )
     root = Path(__file__).resolve().parents[3]
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}

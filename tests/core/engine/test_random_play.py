@@ -31,6 +31,7 @@ from core.engine import (
     new_game,
     view_for,
 )
+from core.engine.board import GOAL_CELLS
 from core.engine.cards import CARD_LIST, SYMMETRIC
 from core.sim import check_state, walk
 
@@ -281,7 +282,6 @@ def test_round_over_only_accepts_next_round_once(config: GameConfig, seed: int) 
 N_, E_, S_, W_ = 1, 2, 4, 8
 STEP = {N_: (0, -1), E_: (1, 0), S_: (0, 1), W_: (-1, 0)}
 FACING = {N_: S_, E_: W_, S_: N_, W_: E_}
-GOAL_CELLS = ((8, -2), (8, 0), (8, 2))
 
 
 def turned(mask: int, rotated: bool) -> int:

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from core.engine import GameConfig, GameState, public_log, view_for
-from core.engine.board import GOAL_XY, Board
+from core.engine.board import GOAL_CELLS, Board
 from core.engine.catalogue import CURRENT
 from core.engine.deal import Table, dealt_table
 from core.sim import LOG_KEYS, check_view, walk
@@ -92,7 +92,7 @@ def token_leaks(state: GameState, seat: int | None, view: dict[str, Any]) -> lis
         if extra:
             out.append(f"roles {extra} in 'you' that the viewer never learnt")
         known_goals = set(rs.known_goals[seat]) if seat is not None else set()
-        for g, (x, y) in enumerate(GOAL_XY):
+        for g, (x, y) in enumerate(GOAL_CELLS):
             if rs.board.revealed[g] or g in known_goals:
                 continue
             if view["goals"][g]["kind"] is not None:

@@ -114,7 +114,7 @@ def test_meta_is_stored_packed_and_reads_back() -> None:
 def test_move_log_codec_knows_every_engine_move_type() -> None:
     """The log's table is a frozen wire format (append only), not derived from the engine's;
     this keeps a new engine move from being forgotten in it."""
-    from core.engine.moves import FIELDS as ENGINE_FIELDS
+    from core.engine.moveset import FIELDS as ENGINE_FIELDS
     from core.service import movelog
 
     assert set(ENGINE_FIELDS) <= set(movelog.FIELDS)
