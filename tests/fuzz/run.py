@@ -304,8 +304,17 @@ class Fuzzer:
 async def websocket_garbage(
     api: Api, driver: Driver, rng: random.Random, wait_auth_timeout: bool
 ) -> dict[str, Any]:
-    """Each hostile socket must be closed with the documented code (or refused)."""
+    """Each hostile socket must be closed with the documented code (or refused).
+
+    Every socket comes from a client address of its own (the fuzzer stands where the proxy
+    would): the hostile first frames spend their address's budget, and a later socket from
+    the same address would be answered 429 before its valid token is looked at."""
     game = driver.games[0]
+
+    def own_address() -> dict[str, str]:
+        r = rng.randrange
+        return {"X-Forwarded-For": f"10.{r(256)}.{r(256)}.{r(1, 255)}"}
+
     token = next(iter(game.tokens.values()))
     url = api.ws_url(game.game_id)
     results: dict[str, Any] = {}
@@ -314,7 +323,9 @@ async def websocket_garbage(
         name: str, send: Any, origin: str | None = api.base, target: str = url
     ) -> None:
         try:
-            ws = await api.http.ws_connect(target, origin=origin, heartbeat=None)
+            ws = await api.http.ws_connect(
+                target, origin=origin, heartbeat=None, headers=own_address()
+            )
         except aiohttp.WSServerHandshakeError as exc:
             results[name] = f"refused {exc.status}"
             return
@@ -344,7 +355,8 @@ async def websocket_garbage(
     )
     if wait_auth_timeout:
         await first_frame("silent", None)
-    ws = await api.socket(token, game.game_id)
+    ws = await api.http.ws_connect(url, origin=api.base, heartbeat=None, headers=own_address())
+    await ws.send_str(json.dumps({"auth": token}))
     try:
         hello = await ws.receive(timeout=5)
         for _ in range(200):
