@@ -489,9 +489,8 @@ def _eastward(state: GameState, move: dict[str, Any], rng: random.Random) -> flo
     o = 2 * table.cards[table.pos_of[move["card"]]] + int(move["rotated"])
     east = GROUP_OF[o][2]
     through = bool(east) and east != 2
-    return (
-        move["x"] + (0.6 if through else 0.0) - 0.1 * min(abs(move["y"]), 3) + 0.05 * rng.random()
-    )
+    x, y = int(move["x"]), int(move["y"])
+    return x + (0.6 if through else 0.0) - 0.1 * min(abs(y), 3) + 0.05 * rng.random()
 
 
 def _corrupt(state: GameState) -> GameState:
