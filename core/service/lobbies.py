@@ -89,6 +89,10 @@ class Lobbies:
                 raise
             # the group's last settings no longer fit (the schema changed): the defaults
             lobby.configure(meta, chat_settings.overlay(wanted, None, given, edition, context))
+        if not 0 <= computers < meta.max_seats:
+            raise ServiceError(
+                "bad_setting", f"computer seats are 0 to {meta.max_seats - 1}: one is yours"
+            )
         for _ in range(computers):
             lobby.add_computer(meta)
         deadline = self.timing.lobby_deadline(meta, self.timing.now_ms())

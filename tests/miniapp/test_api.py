@@ -253,6 +253,24 @@ async def test_create_game_against_computers_and_lobby(
         assert r.status == status, body
 
 
+async def test_table_limits_are_the_services_codes(
+    memory_service: GameService, make_client: ClientMaker
+) -> None:
+    """The Mini App checks JSON types only: a table size or a count of computer seats out
+    of range is refused by the service, with the code the bot gets for it."""
+    client = await make_client(memory_service)
+    ann = await session_token(client, 1)
+    for body in (
+        {"edition": "classic", "seats": 11},
+        {"edition": "expansion", "seats": 13},
+        {"seats": 3, "computer_seats": 3},
+        {"computer_seats": -1},
+    ):
+        r = await client.post("/api/games", json=body, headers=ann)
+        assert r.status == 422, body
+        assert (await r.json())["error"]["code"] == "bad_setting", body
+
+
 async def test_rate_limit(memory_service: GameService, make_client: ClientMaker) -> None:
     client = await make_client(memory_service, rate_burst=5, rate_per_second=0.5)
     ann = await session_token(client, 1)
