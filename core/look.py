@@ -58,7 +58,6 @@ EDGE_POINTS: Final[dict[str, tuple[float, float]]] = {
     "S": (CARD_W / 2, CARD_H),
     "W": (0.0, CARD_H / 2),
 }
-BITS: Final[dict[str, int]] = {"N": 1, "E": 2, "S": 4, "W": 8}
 OPPOSITE: Final[dict[str, str]] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 
 # Gold nuggets on the revealed gold goal, and grey lumps on a stone goal's curve.  Nugget
@@ -444,7 +443,6 @@ DOORS: Final[dict[str, dict[str, str]]] = {
 
 PICTURE_MAX_SIDE: Final = 1280  # long side of the group picture, at most
 PICTURE_CELL_MAX_W: Final = 96  # cell width in pixels when the board is small
-PICTURE_CELL_MIN_W: Final = 44  # below this, cards stop being readable on a phone
 PICTURE_MARGIN_CELLS: Final = 1  # empty cells shown around the cards in play
 
 

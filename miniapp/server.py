@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
 import os
-import re
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from aiohttp import web
-from aiohttp.abc import AbstractAccessLogger
 
 from core.service import GameService
 from core.settings import Settings
@@ -33,26 +30,6 @@ from miniapp.ws import close_all, game_socket
 MAX_BODY = 16 * 1024  # a move is a few hundred bytes; nothing legitimate comes near this
 RATE_BURST = Limits().user_burst
 RATE_PER_SECOND = Limits().user_rate
-_SECRET_QUERY = re.compile(r"([?&](?:code|token|auth|tgWebAppData)=)[^&\s]*")
-
-
-class AccessLogger(AbstractAccessLogger):
-    """Access log without secrets: one-time codes and tokens in a query are redacted."""
-
-    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
-        path = _SECRET_QUERY.sub(r"\1***", request.path_qs)
-        self.logger.info(
-            "%s %s %s %d %.1fms",
-            request.remote,
-            request.method,
-            path,
-            response.status,
-            time * 1000,
-        )
-
-    @property
-    def enabled(self) -> bool:
-        return self.logger.isEnabledFor(logging.INFO)
 
 
 def create_app(

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ai.board_model import INF, Board
+from core.ai.board_model import INF
 from core.ai.events import Event, board_history, round_events
 from core.ai.knowledge import (
     goal_probs,
@@ -57,12 +57,6 @@ def objective(d: Mapping[int, float], probs: Mapping[int, float]) -> float:
     top = max(p for p, _ in live)
     near = min(dist for p, dist in live if p >= top - 0.05)
     return 0.4 * sum(p * dist for p, dist in live) + 0.6 * near
-
-
-def expected_distance(
-    board: Board, probs: Mapping[int, float], blocked_door: str | None = None
-) -> float:
-    return objective(board.goal_distances(blocked_door), probs)
 
 
 def _logit(p: float) -> float:

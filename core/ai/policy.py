@@ -128,10 +128,6 @@ class Ctx:
     def bad(self) -> bool:
         return is_saboteur_side(self.kind)
 
-    @property
-    def doors_matter(self) -> bool:
-        return self.expansion
-
     def measure(self, board: Board, door_card: bool = False) -> tuple[float, float, float]:
         """(my side's objective distance, opponents' team distance, public distance).
 

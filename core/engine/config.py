@@ -48,10 +48,6 @@ class GameConfig:
     def expansion(self) -> bool:
         return self.edition == "expansion"
 
-    @property
-    def has_selfish(self) -> bool:
-        return self.selfish_dwarf or self.tournament
-
     @classmethod
     def from_options(
         cls, edition: str, players: int, options: dict[str, Any] | None = None

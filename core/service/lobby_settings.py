@@ -20,7 +20,6 @@ Kind = Literal["choice", "flag", "number"]
 Where = Literal["game", "option", "setting"]
 # A lobby opened in a Telegram group, or anywhere else (the Mini App, the API, local mode).
 Context = Literal["group", "private"]
-CONTEXTS: tuple[Context, ...] = ("group", "private")
 
 LEVELS = ("easy", "normal", "hard")
 LANGUAGES = ("en", "zh-hans", "zh-hant")

@@ -410,33 +410,6 @@ def test_openapi_document_is_valid_openapi_3_1() -> None:
     assert {"place_path", "discard_to_remove", "steal", "next_round"} <= set(move_types)
 
 
-def test_access_log_redacts_codes_and_tokens() -> None:
-    import logging
-
-    from miniapp.server import AccessLogger
-
-    records: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(record.getMessage())
-
-    logger = logging.getLogger("test.access")
-    logger.setLevel(logging.INFO)
-    logger.addHandler(Keep())
-
-    class Req:
-        remote = "127.0.0.1"
-        method = "GET"
-        path_qs = "/?code=SECRET1&game=abc&token=SECRET2"
-
-    class Resp:
-        status = 200
-
-    AccessLogger(logger, "").log(Req(), Resp(), 0.01)  # type: ignore[arg-type]
-    assert records and "SECRET" not in records[0] and "game=abc" in records[0]
-
-
 async def test_store_outage_is_503_with_retry_after(make_client: ClientMaker) -> None:
     """Redis away (here: nothing listens on the port) answers 503, never a 500 or a trace."""
     with socket.socket() as sock:
