@@ -63,9 +63,9 @@ def create_app(
     app.router.add_get("/api/games/{game_id}/ws", game_socket, name=SOCKET_ROUTE)
     setup_static(app)
     app.on_shutdown.append(close_all)
-    if os.environ.get("MINIAPP_PROFILE"):
+    if settings.miniapp_profile:
         app.on_startup.append(_start_profiler)
-    if os.environ.get("MINIAPP_GC", "tuned") != "default":
+    if settings.miniapp_gc != "default":
         app.cleanup_ctx.append(_tuned_gc)
     return app
 
@@ -76,14 +76,11 @@ GC_THRESHOLDS = (20_000, 50, 100)
 async def _tuned_gc(app: web.Application) -> AsyncIterator[None]:
     """Collect cyclic garbage less often (``MINIAPP_GC=default`` keeps Python's settings).
 
-    Why: with the default threshold (700 net container allocations) a worker serving a few
-    hundred moves/s ran ~10 young collections a second, each one a pause of up to a few
-    ms that every request in the loop waits out, and now and then a full collection of the
-    ~1,000 cached games' objects (~50 ms in one measurement). Requests build views of a few
-    hundred small dicts and lists that reference counting frees at once, so little is left
-    for the cycle collector: fewer, larger young collections cost less in all and keep the
-    tail short. Memory is unaffected except for cyclic garbage, which waits longer.
-    The previous thresholds come back when the application stops (tests build many)."""
+    Why: requests build views of small dicts and lists that reference counting frees at
+    once, so little is left for the cycle collector; Python's default thresholds pause
+    every request in the loop many times a second for it, fewer and larger young
+    collections cost less in all and keep the tail short (docs/benchmarks/load.md). The
+    previous thresholds come back when the application stops (tests build many)."""
     previous = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     try:
@@ -101,7 +98,7 @@ async def _start_profiler(app: web.Application) -> None:
 
     profiler = cProfile.Profile(time.process_time)  # CPU time (user + system), not wall
     profiler.enable()
-    path = f"{os.environ['MINIAPP_PROFILE']}.{os.getpid()}"
+    path = f"{app[keys.SETTINGS].miniapp_profile}.{os.getpid()}"
 
     async def dump() -> None:
         while True:

@@ -141,9 +141,8 @@ class Meta:
     def to_stored(self) -> str:
         """What the store keeps: ``m1:`` + base64(zlib(JSON, preset dictionary)).
 
-        Why: the meta JSON of a running 6-player game is ~1 KB of mostly the same keys and
-        option names as any other game's; with the dictionary it stores in ~200 B, which is
-        ~0.8 KB less Redis memory per live game (docs/benchmarks/store.md)."""
+        Why: a meta is mostly the same keys and option names as any other game's, so with
+        the dictionary it stores in a fraction of its JSON (docs/benchmarks/store.md)."""
         raw = self._json()
         if len(raw) <= PACK_ABOVE:
             return raw.decode()
@@ -245,7 +244,7 @@ def _fresh(value: Any) -> Any:
 
 # Packed form by JSON, for the metas this process last read or wrote: a move that leaves
 # the meta unchanged (most do) stores the same string again without compressing it anew
-# (~30 µs with the dictionary, per commit; issue 8). Any packed form of the same JSON reads
+# (docs/benchmarks/hotpath.md). Any packed form of the same JSON reads
 # back the same, so an entry read from another worker's commit serves as well.
 _PACKED: OrderedDict[bytes, str] = OrderedDict()
 PACKED_CACHE_SIZE = 2048  # ~1 KB of JSON each: ~2-3 MB per worker at most

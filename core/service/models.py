@@ -113,7 +113,8 @@ class ServiceConfig:
     timer_interval_s: float = 0.2
     # A claimed timer whose firing worker died (or lost Redis) is retried after the lease.
     # Firing is a compare-and-set at the armed version, so a second fire is harmless: keep
-    # the lease short so a turn never waits much past its deadline (issue 8: +2 s).
+    # the lease short so a turn never waits much past its deadline
+    # (docs/benchmarks/timers.md).
     timer_lease_ms: int = 1_000
     # Which due timers this process fires (see ``Timers.run_timers``): "all" (one process,
     # or every worker alike), "turns" (the dedicated timer process: turn deadlines and

@@ -1,4 +1,4 @@
-"""Compact encoding of the committed-move log (bytes per live game, issue 4 target).
+"""Compact encoding of the committed-move log (it is kept for every live game).
 
 A log entry is ``{"seat", "move", "v"}`` or ``{"timeout": true, "v"}`` in memory; in the
 store it is a JSON array: ``[v]`` for a timeout, ``[v, seat, code, *fields]`` for a move

@@ -5,7 +5,7 @@ Every topology gets the same connection class behaviour (``Checked``): the pool'
 checkout check also catches a socket reset under it, commands are packed by hiredis, and
 a write on a closed uvloop transport is a connection error. redis-py picks its own plain
 classes for ``rediss://`` and ``unix://`` URLs (and for Sentinel), which skipped all of
-that (issue 20): the classes are swapped for checked ones here, whatever the URL.
+that: the classes are swapped for checked ones here, whatever the URL.
 
 URLs (README "Several workers with Redis", CONTRACTS.md §2)::
 
@@ -75,9 +75,9 @@ class Checked(AbstractConnection):
       RST) is neither unread data nor EOF to redis-py's checkout check: it was handed out
       and failed its first command (``ConnectionError``, or uvloop's ``RuntimeError: ...
       the handler is closed``) — every idle pooled connection once, for seconds after the
-      store was back (issue 8). Its transport says it is closed, though.
-    - hiredis packs the hot commands (~75 → ~11 µs for a commit's EVALSHA with a 2 KB
-      state).
+      store was back. Its transport says it is closed, though.
+    - hiredis packs the hot commands (several times faster than redis-py's packer for a
+      commit's EVALSHA: docs/benchmarks/hotpath.md).
     - A write with nothing buffered skips redis-py's per-write ``asyncio.wait_for`` task.
     """
 
@@ -139,7 +139,7 @@ class Checked(AbstractConnection):
 
         Why: ``wait_for`` wraps every write in a new task (Python 3.11) although the write
         goes straight to the kernel and ``drain()`` returns at once; at ~2 commands per move
-        that task was a measurable share of a worker's CPU (issue 8). The write timeout
+        that task was a measurable share of a worker's CPU. The write timeout
         still applies whenever it can matter: if the write left bytes in the buffer (the
         kernel's socket buffer is full: Redis is not reading), the drain is bounded by
         ``socket_timeout`` exactly as redis-py bounds it. Errors map as in redis-py."""

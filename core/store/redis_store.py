@@ -208,8 +208,8 @@ class RedisStore:
         check of a connection on checkout ("closed by the server, or unread data?"), so
         after a Redis restart *every* idle pooled connection was handed out dead and
         failed its first command — requests answered 503 and timer claims and fires
-        failed one after another for seconds after Redis was back (issue 8). With the
-        check, a dead connection is replaced before it is used.
+        failed one after another for seconds after Redis was back. With the check, a dead
+        connection is replaced before it is used.
         """
         client_kwargs["max_connections"] = int(
             client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS)
@@ -220,8 +220,8 @@ class RedisStore:
         )
         # One DriverInfo for every connection: redis-py builds one per connection by
         # default, reading the package's metadata from disk (importlib.metadata) each
-        # time, ~4 ms of CPU per new connection; a burst that grows the pool paid it
-        # hundreds of times, in the middle of the requests it was serving (issue 8).
+        # time; a burst that grows the pool paid it hundreds of times, in the middle of
+        # the requests it was serving (docs/benchmarks/hotpath.md).
         client_kwargs.setdefault("driver_info", _DRIVER_INFO)
         client_kwargs["decode_responses"] = True
         client, sentinel = connect(url, **client_kwargs)
@@ -680,7 +680,7 @@ class RedisStore:
                 while True:
                     # Blocking read (no timeout): a wake-up per notice and nothing else —
                     # a timed read set up and cancelled a timer for every notice, and every
-                    # worker receives every game's notices (issue 8). A lost connection
+                    # worker receives every game's notices. A lost connection
                     # still raises; the sockets' own resync covers a silent one.
                     message = await pubsub.get_message(timeout=None)
                     if message is None or message.get("type") != "message":
@@ -701,7 +701,7 @@ class RedisStore:
 
     def _dispatch(self, data: str) -> None:
         try:
-            payload = orjson.loads(data)  # (~1 µs; every worker parses every notice)
+            payload = orjson.loads(data)  # every worker parses every notice
             change = Change(str(payload["game_id"]), int(payload["version"]))
         except (ValueError, KeyError, TypeError):
             log.warning("ignoring malformed change notice %r", data)
@@ -847,8 +847,8 @@ class RedisStore:
     ) -> list[Any]:
         """Send commands in one write and read their replies, on a connection of the
         client's own pool, without redis-py's per-command machinery (retry wrapper,
-        observability hooks, response callbacks): ~110 → ~50 µs of CPU for one command
-        (issue 8: a move makes two, the GET's load and the POST's commit).
+        observability hooks, response callbacks): about half the CPU per command, and a
+        move makes two, the GET's load and the POST's commit (docs/benchmarks/hotpath.md).
 
         Only for commands whose raw reply is what the caller wants (scripts' replies,
         ZADD/ZREM counts). A connection that fails in any way mid-command is closed,
