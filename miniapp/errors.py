@@ -42,7 +42,7 @@ class ApiError(Exception):
         *,
         headers: dict[str, str] | None = None,
         top: dict[str, Any] | None = None,
-        **extra: Any,
+        **extra: object,
     ) -> None:
         super().__init__(message)
         self.status = status

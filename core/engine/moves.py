@@ -62,7 +62,7 @@ def _compile(type_: str, fields: tuple[tuple[str, FieldKind], ...]) -> Any:
 _PARSERS = {s.type: _compile(str(s.type), s.fields) for s in SPECS}
 
 
-def parse_move(move: Any) -> Move:
+def parse_move(move: object) -> Move:
     """The move as the engine reads it (unknown fields dropped), or MoveFormatError when it
     is not a move at all (not an object, unknown type, a field missing or of the wrong
     kind).  Its legality is `apply_move`'s business."""

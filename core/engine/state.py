@@ -88,7 +88,7 @@ _EVOLVERS = {cls: _make_evolver(cls) for cls in (RoundState, GameState)}
 _S = TypeVar("_S", RoundState, GameState)
 
 
-def evolve(obj: _S, **changes: Any) -> _S:
+def evolve(obj: _S, **changes: object) -> _S:
     """`dataclasses.replace` for the two state classes, without re-running __init__."""
     new: _S = _EVOLVERS[type(obj)](obj, changes)
     return new

@@ -45,7 +45,7 @@ class Turn:
         self.gold_hit = False
         self.timeout = timeout  # the deadline made this move (RULES §7)
 
-    def event(self, code: str, **data: Any) -> None:
+    def event(self, code: str, **data: object) -> None:
         self.events.append({"seq": self.seq, "seat": self.seat, "code": code, **data})
 
     def front(self, s: int) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # {1: x} -> {"1": x}, as json.dumps does
 
 
-def dumps_compact(data: Any) -> bytes:
+def dumps_compact(data: object) -> bytes:
     """Compact UTF-8 JSON bytes, for stored records and the API's bodies alike: orjson; the
     standard encoder for whatever orjson refuses (an integer beyond 64 bits, nesting deeper
     than 254). Non-ASCII text is written as UTF-8, never as

@@ -202,7 +202,7 @@ class Lobbies:
         return self.queries.render(new, by)
 
     async def configure(
-        self, game_id: str, user_id: int, *, force: bool = False, **settings: Any
+        self, game_id: str, user_id: int, *, force: bool = False, **settings: object
     ) -> dict[str, Any]:
         """Lobby settings (creator only): edition, options, rounds, turn_time (seconds or
         None), language, think_delay (seconds), seats, round_pause, takeover_after,

@@ -40,7 +40,7 @@ class Setting:
     name: str
     kind: Kind
     where: Where
-    default: Any
+    default: object
     choices: tuple[Any, ...] = ()
     minimum: int | float | None = None
     maximum: int | float | None = None
@@ -52,7 +52,7 @@ class Setting:
     choices_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     contexts: tuple[Context, ...] = ("group", "private")
 
-    def choices_for(self, flags: Mapping[str, Any]) -> tuple[Any, ...]:
+    def choices_for(self, flags: Mapping[str, object]) -> tuple[Any, ...]:
         """The choices to offer given the lobby's other settings (``flags`` by name)."""
         for flag, choices in self.choices_when.items():
             if flags.get(flag) is True:
@@ -68,7 +68,7 @@ class Setting:
     def applies_to(self, edition: str) -> bool:
         return edition in self.editions
 
-    def check(self, value: Any) -> Any:
+    def check(self, value: object) -> Any:
         """The value as stored, or ServiceError ``bad_setting`` saying what is allowed."""
         if value is None:
             if self.nullable:
@@ -195,7 +195,7 @@ def options_for(edition: str) -> tuple[str, ...]:
     return tuple(s.name for s in OPTION_SETTINGS if s.applies_to(edition))
 
 
-def next_choice(name: str, current: Any, flags: Mapping[str, Any] | None = None) -> Any:
+def next_choice(name: str, current: object, flags: Mapping[str, object] | None = None) -> Any:
     """The choice after ``current`` (round and round; the first after an unknown value):
     what a cycling lobby button sets next. ``flags``: the lobby's other settings by name
     (``{"slow": True}`` steps through slow mode's turn times)."""

@@ -233,7 +233,7 @@ class Meta:
         return self.base + seq + sum(1 for b in self.bumps if b < seq)
 
 
-def _fresh(value: Any) -> Any:
+def _fresh(value: object) -> Any:
     """Fresh containers all the way down (what a JSON round trip would give)."""
     if isinstance(value, dict):
         return {k: _fresh(v) for k, v in value.items()}

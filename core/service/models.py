@@ -60,7 +60,7 @@ class ServiceError(Exception):
     ``membership_required`` (a group's lobby: no proof that the user is in that group).
     """
 
-    def __init__(self, code: str, message: str = "", **details: Any) -> None:
+    def __init__(self, code: str, message: str = "", **details: object) -> None:
         super().__init__(f"{code}: {message}" if message else code)
         self.code = code
         self.message = message or code

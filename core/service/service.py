@@ -119,7 +119,7 @@ class GameService:
         return await self.lobbies.kick(game_id, by_user, user_id, force=force)
 
     async def configure(
-        self, game_id: str, user_id: int, *, force: bool = False, **settings: Any
+        self, game_id: str, user_id: int, *, force: bool = False, **settings: object
     ) -> dict[str, Any]:
         return await self.lobbies.configure(game_id, user_id, force=force, **settings)
 
