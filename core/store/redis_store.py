@@ -28,6 +28,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
+from redis.typing import EncodableT
 
 from core.store import lua
 from core.store.base import (
@@ -63,7 +64,9 @@ def _deadline_args(deadline: Deadline | Keep | None) -> list[str]:
     return ["set", str(int(deadline.at_ms)), warn]
 
 
-def _evalsha(pipe: Pipeline, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> None:
+def _evalsha(
+    pipe: Pipeline, script: AsyncScript, keys: Sequence[str], args: Sequence[EncodableT]
+) -> None:
     pipe.evalsha(script.sha, len(keys), *keys, *args)
 
 
@@ -71,7 +74,7 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _str(value: Any) -> str:
+def _str(value: object) -> str:
     """Replies are ``str`` (the client decodes responses); redis-py types them loosely."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -245,7 +248,7 @@ class RedisStore:
         deadline: Deadline | None = None,
     ) -> bool:
         at = "" if deadline is None else str(int(deadline.at_ms))
-        args = [state, meta, version, int(ttl_s * 1000), at]
+        args: list[EncodableT] = [state, meta, version, int(ttl_s * 1000), at]
         member = timer_member(game_id, TIMER_TURN)
 
         def build(pipe: Pipeline) -> None:  # the record and its hint in one round trip
@@ -322,7 +325,7 @@ class RedisStore:
         submission: str | None = None,
     ) -> CommitResult:
         wait_ms = self.replica_wait_ms
-        args: list[Any] = [expected_version, state, meta, int(ttl_s * 1000)]
+        args: list[EncodableT] = [expected_version, state, meta, int(ttl_s * 1000)]
         args += _deadline_args(deadline)
         args += [self.keys.channel(), game_id, len(log_entries)]
         args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
@@ -396,7 +399,7 @@ class RedisStore:
         """A losing commit's hints may be wrong: turn each into "look at the game now"
         unless a commit re-armed it meanwhile (the claim then finds the true deadline)."""
         now = _now_ms()
-        args: list[Any] = []
+        args: list[EncodableT] = []
         for member, score in hints:
             if score is None:
                 args += ["nx", member, now]
@@ -506,7 +509,12 @@ class RedisStore:
             for i in valid:
                 game_id, kind, _ = parsed[i]
                 keys = [self.keys.game(game_id)]
-                args = [kind, now_ms, lease_until, overdue_before if kind == TIMER_TURN else ""]
+                args: list[EncodableT] = [
+                    kind,
+                    now_ms,
+                    lease_until,
+                    overdue_before if kind == TIMER_TURN else "",
+                ]
                 _evalsha(pipe, self._claim_game, keys, args)
 
         try:
@@ -550,18 +558,16 @@ class RedisStore:
     async def timer_release(self, claim: TimerClaim) -> None:
         """Give back a turn claim whose firing failed: the next poll (of any worker) may
         claim it at once instead of waiting for the lease to run out."""
-        if claim.lease_until is None:
+        lease = claim.lease_until
+        if lease is None:
             return
         member = timer_member(claim.game_id, claim.kind)
 
         def build(pipe: Pipeline) -> None:
             _evalsha(
-                pipe,
-                self._timer_done,
-                [self.keys.game(claim.game_id)],
-                [claim.version, claim.lease_until],
+                pipe, self._timer_done, [self.keys.game(claim.game_id)], [claim.version, lease]
             )
-            args = ["cas", member, _now_ms(), claim.lease_until]
+            args: list[EncodableT] = ["cas", member, _now_ms(), lease]
             _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 
         await self._pipeline(build)
@@ -571,7 +577,7 @@ class RedisStore:
             _evalsha(pipe, self._timer_done, [self.keys.game(claim.game_id)], [claim.version])
             if claim.lease_until is not None:  # drop the hint unless re-armed meanwhile
                 member = timer_member(claim.game_id, claim.kind)
-                args = ["cas", member, "", claim.lease_until]
+                args: list[EncodableT] = ["cas", member, "", claim.lease_until]
                 _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 
         await self._pipeline(build)
