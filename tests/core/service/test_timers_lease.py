@@ -29,9 +29,8 @@ async def test_a_slow_fire_renews_its_lease_instead_of_firing_again(store: GameS
     )
     slow = SlowTimers(service.records, service.timing, service.moves)
     slow.calls = []
-    service.timers = slow
     stop = asyncio.Event()
-    runner = asyncio.create_task(service.run_timers(stop))
+    runner = asyncio.create_task(slow.run_timers(stop))
     await asyncio.sleep(0.45)  # the claim came due four times while the fire ran
     stop.set()
     await asyncio.wait_for(runner, 5)  # (it waits for the fire in progress)
