@@ -25,7 +25,7 @@ Standard library only: this module is imported by pure code and by both renderer
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 # --- card geometry (card units) -------------------------------------------------------
 
@@ -130,7 +130,7 @@ _WOOD = "#a1662f"
 _WOOD_DARK = "#4e2e12"
 _GLASS = "#ffe082"
 
-ICONS: Final[dict[str, list[dict[str, Any]]]] = {
+ICONS: Final[dict[str, list[dict[str, object]]]] = {
     "pickaxe": [
         {
             "shape": "line",
@@ -392,7 +392,7 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
 # (BROKEN_CROSS, one bold slash): colour plus shape, for colour-blind players.
 BROKEN_FILL: Final = "#e53935"
 BROKEN_STROKE: Final = "#7f0000"
-BROKEN_BACK: Final[list[dict[str, Any]]] = [
+BROKEN_BACK: Final[list[dict[str, object]]] = [
     {
         "shape": "circle",
         "c": [0.5, 0.5],
@@ -402,7 +402,7 @@ BROKEN_BACK: Final[list[dict[str, Any]]] = [
         "width": 0.05,
     },
 ]
-BROKEN_CROSS: Final[list[dict[str, Any]]] = [
+BROKEN_CROSS: Final[list[dict[str, object]]] = [
     {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": "#ffffff", "width": 0.16},
     {
         "shape": "line",
@@ -451,7 +451,7 @@ def rotate_edge(edge: str, rotated: bool) -> str:
     return OPPOSITE[edge] if rotated else edge
 
 
-def look_json() -> dict[str, Any]:
+def look_json() -> dict[str, object]:
     """Everything above as one JSON-ready dict, for the Mini App page (``cards.js``)."""
     return {
         "card": {

@@ -8,7 +8,6 @@ The clock's rules are ``core.service.clock``'s and the rematch lobby is
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from core import engine
 from core.service import clock, lobby, rematch
@@ -34,7 +33,7 @@ class GameFlow:
         self.moves = moves
 
     # ================================================================= pause
-    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """Stop the clock (the creator, or with ``force`` a group admin): no turn
         deadline, no computer move and no move at all until ``resume``; the view says
         ``paused``. A paused game still expires when nobody touches it for the game's idle
@@ -55,7 +54,7 @@ class GameFlow:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """Start the clock again: the player to act gets back the time they had left when
         the game was paused (at least ``clock.RESUME_AT_LEAST_MS``, at most a whole turn);
         a round pause goes on where it stopped; a computer seat thinks as usual."""
@@ -111,7 +110,7 @@ class GameFlow:
             await self.store.touch(game_id, clock.PROMPT, self.timing.now_ms())
 
     # ============================================================ play again
-    async def rematch(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def rematch(self, game_id: str, user_id: int) -> dict[str, object]:
         """Play again: a new lobby for the finished game's table (``core.service.rematch``)
         with the presser as its creator; their view of it. Idempotent across presses
         and workers: the first lobby is recorded on the finished game with a compare-
@@ -154,7 +153,7 @@ class GameFlow:
                 return await self._open_rematch(new, user_id)
         raise ServiceError("busy", "too many concurrent changes; try again")
 
-    async def _open_rematch(self, meta: Meta, user_id: int) -> dict[str, Any]:
+    async def _open_rematch(self, meta: Meta, user_id: int) -> dict[str, object]:
         """The new lobby is recorded: claim the chat, index its players, maybe start."""
         chat = meta.chat_key
         if chat is not None:
@@ -169,7 +168,7 @@ class GameFlow:
             new = await self.records.load(meta.game_id)
         return self.queries.render(new, user_id)
 
-    async def _enter_rematch(self, game_id: str, seat: Seat) -> dict[str, Any] | None:
+    async def _enter_rematch(self, game_id: str, seat: Seat) -> dict[str, object] | None:
         """The recorded rematch, entered by a player of the last game; None when it is no
         more (cancelled or expired: the next press opens another)."""
         assert seat.user_id is not None

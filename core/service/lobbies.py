@@ -47,7 +47,7 @@ class Lobbies:
         settings: dict[str, Any] | None = None,
         autostart: bool = True,
         title: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """A new lobby seating ``creator``; one open lobby or game per chat key.
 
         A group's lobby starts from the settings of the last game started there (edition,
@@ -113,7 +113,7 @@ class Lobbies:
         return self.queries.render(await self.records.load(meta.game_id), creator.user_id)
 
     @staticmethod
-    def _lobby_defaults(context: lobby_settings.Context, edition: str) -> dict[str, Any]:
+    def _lobby_defaults(context: lobby_settings.Context, edition: str) -> dict[str, object]:
         """A new lobby's settings: the schema's defaults where it opens, except timing and
         size, which the deployment (ServiceConfig) and the edition decide."""
         wanted: dict[str, Any] = {"edition": edition, "options": {}}
@@ -137,7 +137,7 @@ class Lobbies:
         await self.records.store.delete_game(game_id)
         raise ServiceError("busy", "could not claim the chat; try again")
 
-    async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
+    async def join(self, game_id: str, user: UserRef) -> dict[str, object]:
         """Take a seat (idempotent). A group's lobby admits only members of that group
         (``membership_required`` otherwise; see ``core.service.guards``)."""
         user = clean_user(user)
@@ -153,18 +153,20 @@ class Lobbies:
         await self.records.store.add_user_game(user.user_id, game_id, self.timing.now_ms())
         return self.queries.render(new, user.user_id)
 
-    async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def leave(self, game_id: str, user_id: int) -> dict[str, object]:
         """Lobby: free the seat. Game: the computer plays the seat from now on; when no
         human is left in the game it is cancelled (nobody to play for)."""
         return await self._remove(game_id, user_id, by=user_id, force=True)
 
     async def kick(
         self, game_id: str, by_user: int, user_id: int, *, force: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """The creator (or, with ``force``, a group admin) removes a player: as ``leave``."""
         return await self._remove(game_id, user_id, by=by_user, force=force)
 
-    async def _remove(self, game_id: str, user_id: int, *, by: int, force: bool) -> dict[str, Any]:
+    async def _remove(
+        self, game_id: str, user_id: int, *, by: int, force: bool
+    ) -> dict[str, object]:
         def decide(loaded: Loaded) -> Plan | None:
             meta = loaded.meta
             if by != user_id:
@@ -203,7 +205,7 @@ class Lobbies:
 
     async def configure(
         self, game_id: str, user_id: int, *, force: bool = False, **settings: object
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Lobby settings (creator only): edition, options, rounds, turn_time (seconds or
         None), language, think_delay (seconds), seats, round_pause, takeover_after,
         computer_level (easy / normal / hard: every computer seat, and any the computer
@@ -218,7 +220,7 @@ class Lobbies:
 
     async def add_computer(
         self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """A computer seat at ``level`` (default: the lobby's ``computer_level``)."""
 
         def decide(loaded: Loaded) -> Plan:
@@ -230,7 +232,7 @@ class Lobbies:
 
     async def remove_computer(
         self, game_id: str, user_id: int, seat: int | None = None, *, force: bool = False
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.remove_computer(loaded.meta, seat)
@@ -238,7 +240,7 @@ class Lobbies:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """Deal round 1 (creator only; the bot passes ``force`` for group admins)."""
 
         def decide(loaded: Loaded) -> Plan:
@@ -247,7 +249,7 @@ class Lobbies:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> dict[str, Any]:
+    async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> dict[str, object]:
         """Push the running auto-start countdown back by ``seconds`` (anyone seated; at
         most an hour beyond a full countdown). No countdown running: nothing changes."""
 
@@ -271,7 +273,7 @@ class Lobbies:
         deadline = self.timing.lobby_deadline(meta, self.timing.now_ms())
         return Plan(meta, None, [], deadline, state_changed=False)
 
-    async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """End a lobby or a game without a result (creator, or ``force`` for admins)."""
 
         def decide(loaded: Loaded) -> Plan | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 SubmitStatus = Literal["ok", "stale", "illegal", "forbidden", "invalid"]
 TimerRole = Literal["all", "turns", "fallback"]
@@ -38,7 +38,7 @@ class SubmitResult:
     """
 
     status: SubmitStatus
-    view: dict[str, Any] | None
+    view: dict[str, object] | None
     reason: str | None = None
     message: str | None = None
 

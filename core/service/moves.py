@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from typing import Any
 
 from core import engine
 from core.service import lobby
@@ -49,7 +48,7 @@ class Moves:
         return Plan(meta, state, [], self.timing.deadline(meta, state, now, loaded.version + 1))
 
     def step(
-        self, loaded: Loaded, meta: Meta, seat: int | None, move: dict[str, Any] | None
+        self, loaded: Loaded, meta: Meta, seat: int | None, move: dict[str, object] | None
     ) -> Plan:
         """Apply one engine move (or the timeout when ``move`` is None); raises IllegalMove."""
         state = loaded.state
@@ -58,7 +57,7 @@ class Moves:
         old_phase = engine.phase(state)
         if move is None:
             new_state, _ = engine.apply_timeout(state)
-            entry: dict[str, Any] = {"timeout": True}
+            entry: dict[str, object] = {"timeout": True}
         else:
             assert seat is not None
             # the one shape check; the log keeps the move as the engine parsed it: fields it
@@ -81,7 +80,7 @@ class Moves:
         deadline = self.timing.deadline(meta, new_state, now, loaded.version + 1)
         return Plan(meta, new_state, [entry], deadline)
 
-    async def take_seat_back(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def take_seat_back(self, game_id: str, user_id: int) -> dict[str, object]:
         """A player whose seat the computer plays takes it back."""
 
         def decide(loaded: Loaded) -> Plan | None:
@@ -168,7 +167,7 @@ class Moves:
         self,
         loaded: Loaded,
         user_id: int,
-        move: dict[str, Any],
+        move: dict[str, object],
         expected_version: int,
         submission: str | None = None,
     ) -> SubmitResult | None:

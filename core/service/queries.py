@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 from core import engine
 from core.service import movelog
@@ -27,7 +26,7 @@ class Queries:
         self.config = records.config
         self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence seen
 
-    def render(self, loaded: Loaded, user_id: int | None) -> dict[str, Any]:
+    def render(self, loaded: Loaded, user_id: int | None) -> dict[str, object]:
         """The view of ``loaded`` for ``user_id`` (a player's, or the spectators')."""
         window = self.config.online_window_s * 1000
         now = self.records.now_ms()
@@ -54,7 +53,7 @@ class Queries:
         )
 
     # ================================================================= reads
-    async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def view(self, game_id: str, user_id: int | None) -> dict[str, object]:
         """The player's view, or the spectator view for anyone not seated."""
         loaded = await self.records.load(game_id, read_only=True)  # views never change the meta
         if user_id is not None:  # presence as stored: a touch right after may be skipped
@@ -70,7 +69,7 @@ class Queries:
             raise ServiceError("not_found", "no such game")
         return version
 
-    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
         """Public log entries after ``since_version`` (API.md ``GET .../log?since=V``)."""
         loaded = await self.records.load(game_id)
         if loaded.state is None:
@@ -78,7 +77,7 @@ class Queries:
         entries = (rewrite_entry(loaded.meta, e) for e in engine.public_log(loaded.state))
         return [e for e in entries if e.get("version", 0) > since_version]
 
-    async def move_log(self, game_id: str) -> list[dict[str, Any]]:
+    async def move_log(self, game_id: str) -> list[dict[str, object]]:
         """The committed moves (server-side: replays, checks), live or archived."""
         raw = await self.store.read_log(game_id) or await self.store.archived_log(game_id)
         return [movelog.decode(e) for e in raw]
@@ -150,10 +149,10 @@ class Queries:
         """Every game's changes (the bot's board updater claims each with claim_once)."""
         return self.store.listen_all()
 
-    async def stats_for_user(self, user_id: int, limit: int = 100) -> dict[str, Any]:
+    async def stats_for_user(self, user_id: int, limit: int = 100) -> dict[str, object]:
         return user_stats(user_id, await self.store.archived_for_user(user_id, limit))
 
-    async def stats_for_chat(self, chat_id: int, limit: int = 100) -> dict[str, Any]:
+    async def stats_for_chat(self, chat_id: int, limit: int = 100) -> dict[str, object]:
         return chat_stats(chat_id, await self.store.archived_for_chat(chat_id, limit))
 
     async def delete_user_data(self, user_id: int) -> int:

@@ -14,7 +14,6 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from core import engine
 from core.service import chat_settings, movelog
@@ -112,7 +111,7 @@ class Plan:
 
     meta: Meta
     state: engine.GameState | None
-    log: list[dict[str, Any]]
+    log: list[dict[str, object]]
     deadline: Deadline | Keep | None
     state_changed: bool = True
     present: int | None = None  # user id to mark online in the same commit
