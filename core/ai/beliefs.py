@@ -94,7 +94,7 @@ class MazeHistory:
 
 
 def maze_history(
-    view: Mapping[str, Any], events: list[Event], cache: dict[int, dict[int, int]] | None = None
+    view: Mapping[str, object], events: list[Event], cache: dict[int, dict[int, int]] | None = None
 ) -> MazeHistory:
     """How each maze event changed the distances (this seat's knowledge, in hindsight).
 
@@ -132,7 +132,7 @@ def maze_history(
 
 
 def infer_goals(
-    view: Mapping[str, Any], events: list[Event], hist: MazeHistory, state: BeliefState
+    view: Mapping[str, object], events: list[Event], hist: MazeHistory, state: BeliefState
 ) -> dict[int, float]:
     """Goal probabilities sharpened by what trusted map users did afterwards.
 
@@ -265,7 +265,7 @@ def compute(
     return state
 
 
-def beliefs(view: Mapping[str, Any]) -> dict[int, float]:
+def beliefs(view: Mapping[str, object]) -> dict[int, float]:
     """Per-seat probability of being on the saboteurs' side (saboteur; in Saboteur 2
     also the profiteer), as this seat sees it. The seat itself gets 0 or 1."""
     st = compute(view)

@@ -82,8 +82,8 @@ class Tally:
     def belief_accuracy(self) -> float | None:
         return self.belief_hits / self.belief_samples if self.belief_samples else None
 
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"rounds": self.rounds, "outcomes": dict(self.outcomes)}
+    def summary(self) -> dict[str, object]:
+        out: dict[str, object] = {"rounds": self.rounds, "outcomes": dict(self.outcomes)}
         rates = {}
         for side, k in self.outcomes.items():
             lo, hi = wilson(k, self.rounds)
@@ -202,7 +202,7 @@ def _play_one(
             raise RuntimeError(f"game {seed} does not end")
 
 
-def outcome_label(result: Mapping[str, Any]) -> str:
+def outcome_label(result: Mapping[str, object]) -> str:
     w = result.get("winners")
     if isinstance(w, list | tuple):
         return "+".join(str(x) for x in w) or "none"
@@ -236,7 +236,7 @@ def _tally_round(
             tally.belief_samples += 1
 
 
-def _role_won(rk: str, winners: set[str], result: Mapping[str, Any], seat: int) -> bool:
+def _role_won(rk: str, winners: set[str], result: Mapping[str, object], seat: int) -> bool:
     seats = result.get("winning_seats") or result.get("winner_seats")
     if isinstance(seats, list):
         return seat in seats

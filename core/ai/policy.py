@@ -339,7 +339,7 @@ def quiet_tunnel(ctx: Ctx, info: PathInfo | None, gain: float, pub_delta: float)
     )
 
 
-def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     """What the fit-aware route length adds to a re-ranked placement's score: the fit
     gain minus the plain gain already counted (classic diggers only)."""
     if not FIT_W or ctx.expansion or ctx.kind != "digger":
@@ -348,7 +348,7 @@ def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
     return FIT_W * 10.0 * (ctx.fit_gain(board, card) - gain)
 
 
-def sab_fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def sab_fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     """What the fit-aware block adds beyond the plain block (classic saboteurs only)."""
     if not SAB_FIT_W or ctx.expansion or ctx.kind != "saboteur":
         return 0.0

@@ -41,7 +41,7 @@ class GameConfig:
     tournament: bool = False
     bounded_board: bool = False
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name in OPTION_NAMES}
 
     @property

@@ -90,7 +90,7 @@ def _int(v: object) -> TypeGuard[int]:
 class _Reader:
     """Reads one position document field by field, refusing with the field's name."""
 
-    def __init__(self, doc: Mapping[str, Any]) -> None:
+    def __init__(self, doc: Mapping[str, object]) -> None:
         self.doc = doc
 
     def integer(self, name: str, default: int, lo: int | None, hi: int | None = None) -> int:
@@ -445,7 +445,7 @@ def _check_result(name: str, res: object, n: int) -> None:
             raise PositionError(f"{name}: {k} is missing")
 
 
-def position_of(state: GameState) -> dict[str, Any]:
+def position_of(state: GameState) -> dict[str, object]:
     """The position of a state, every field written (`state_from_position` reads it back
     to a state with the same cards everywhere; card instance ids and the public log are
     not part of a position)."""
@@ -454,7 +454,7 @@ def position_of(state: GameState) -> dict[str, Any]:
     cards = rs.table.cards
     ids = [c.id for c in CARD_LIST]
     removed = state.catalogue.removed if cfg.expansion else 0
-    maze: list[list[Any]] = []
+    maze: list[list[object]] = []
     for k in sorted(rs.board.cells):
         if k == START_KEY:
             continue

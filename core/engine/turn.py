@@ -40,7 +40,7 @@ class Turn:
         self.seq = state.seq + 1
         self.hands = list(state.rs.hands)
         self.changes: dict[str, Any] = {}
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, object]] = []
         self.draws = 1
         self.gold_hit = False
         self.timeout = timeout  # the deadline made this move (RULES §7)

@@ -16,7 +16,7 @@ from core.ai import choose_move
 
 log = logging.getLogger(__name__)
 
-Chooser = Callable[..., dict[str, Any]]
+Chooser = Callable[..., dict[str, object]]
 
 
 def move_seed(game_id: str, version: int) -> int:
@@ -26,9 +26,9 @@ def move_seed(game_id: str, version: int) -> int:
 
 def choose(
     view: dict[str, Any], *, level: str, seed: int, ai: Chooser | None = None
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """One of ``view["legal_moves"]``; None when there is none."""
-    legal: list[dict[str, Any]] = [
+    legal: list[dict[str, object]] = [
         m for m in view.get("legal_moves") or [] if m.get("type") != "take_seat_back"
     ]
     if not legal:

@@ -40,11 +40,11 @@ class Lobbies:
         chat: ChatKey | None,
         creator: UserRef,
         edition: str | None = None,
-        options: dict[str, Any] | None = None,
+        options: dict[str, object] | None = None,
         seats: int | None = None,
         computers: int = 0,
         level: str | None = None,
-        settings: dict[str, Any] | None = None,
+        settings: dict[str, object] | None = None,
         autostart: bool = True,
         title: str | None = None,
     ) -> dict[str, object]:
@@ -76,7 +76,7 @@ class Lobbies:
         )
         meta.max_seats = lobby.limits(edition)[1] if edition in ("classic", "expansion") else 10
         meta.seats.append(Seat(creator.user_id, creator.name, creator.language))
-        given: dict[str, Any] = {"options": dict(options or {})}
+        given: dict[str, object] = {"options": dict(options or {})}
         given.update({"computer_level": level} if level is not None else {})
         given.update({"seats": seats} if seats is not None else {})
         given.update(settings or {})

@@ -49,10 +49,10 @@ class Setting:
     defaults: Mapping[Context, Any] = field(default_factory=dict)
     editions: tuple[str, ...] = EDITIONS
     offered: bool = True  # shown by the lobby front ends (others are for the API and tests)
-    choices_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    choices_when: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     contexts: tuple[Context, ...] = ("group", "private")
 
-    def choices_for(self, flags: Mapping[str, object]) -> tuple[Any, ...]:
+    def choices_for(self, flags: Mapping[str, object]) -> tuple[object, ...]:
         """The choices to offer given the lobby's other settings (``flags`` by name)."""
         for flag, choices in self.choices_when.items():
             if flags.get(flag) is True:
@@ -62,7 +62,7 @@ class Setting:
     def offered_in(self, context: Context) -> bool:
         return self.offered and context in self.contexts
 
-    def default_for(self, context: Context) -> Any:
+    def default_for(self, context: Context) -> object:
         return self.defaults.get(context, self.default)
 
     def applies_to(self, edition: str) -> bool:
@@ -97,7 +97,7 @@ class Setting:
 
     def describe(self, context: Context) -> dict[str, Any]:
         """The setting as JSON for clients (the API's lobby settings description)."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "name": self.name,
             "kind": self.kind,
             "where": self.where,
@@ -195,7 +195,7 @@ def options_for(edition: str) -> tuple[str, ...]:
     return tuple(s.name for s in OPTION_SETTINGS if s.applies_to(edition))
 
 
-def next_choice(name: str, current: object, flags: Mapping[str, object] | None = None) -> Any:
+def next_choice(name: str, current: object, flags: Mapping[str, object] | None = None) -> object:
     """The choice after ``current`` (round and round; the first after an unknown value):
     what a cycling lobby button sets next. ``flags``: the lobby's other settings by name
     (``{"slow": True}`` steps through slow mode's turn times)."""
@@ -206,7 +206,7 @@ def next_choice(name: str, current: object, flags: Mapping[str, object] | None =
     return choices[0]
 
 
-def pace(slow: bool, context: Context) -> dict[str, Any]:
+def pace(slow: bool, context: Context) -> dict[str, object]:
     """The turn time and rounds that come with switching slow mode on (or off: the
     context's defaults), for whichever of them the lobby's creator did not choose."""
     if slow:
@@ -214,12 +214,12 @@ def pace(slow: bool, context: Context) -> dict[str, Any]:
     return {name: BY_NAME[name].default_for(context) for name in ("turn_time", "rounds")}
 
 
-def defaults(context: Context) -> dict[str, Any]:
+def defaults(context: Context) -> dict[str, object]:
     """Every setting's default in ``context`` (what a new lobby starts from)."""
     return {s.name: s.default_for(context) for s in SCHEMA}
 
 
-def describe(context: Context) -> dict[str, Any]:
+def describe(context: Context) -> dict[str, object]:
     """The whole schema as JSON for clients, with the seat range of each edition."""
     return {
         "context": context,

@@ -59,7 +59,7 @@ class Seat:
         )
 
 
-_SEAT_DEFAULTS: dict[str, Any] = {
+_SEAT_DEFAULTS: dict[str, object] = {
     "language": None,
     "computer": False,
     "level": "normal",
@@ -76,7 +76,7 @@ class Meta:
     creator: int
     chat: list[int | None] | None = None  # [chat_id, topic_id]
     edition: str = "classic"
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, object] = field(default_factory=dict)
     max_seats: int = 10
     seats: list[Seat] = field(default_factory=list)
     turn_time: int | None = None  # seconds, None = no limit for humans

@@ -205,14 +205,14 @@ class SentinelUrl:
     sentinels: list[tuple[str, int]]
     tls: bool
     redis_kwargs: dict[str, Any] = field(default_factory=dict)  # the master's connections
-    sentinel_kwargs: dict[str, Any] = field(default_factory=dict)  # the sentinels'
+    sentinel_kwargs: dict[str, object] = field(default_factory=dict)  # the sentinels'
 
 
 def is_sentinel_url(url: str) -> bool:
     return url.split("://", 1)[0].lower() in SENTINEL_SCHEMES
 
 
-def _option(name: str, value: str) -> Any:
+def _option(name: str, value: str) -> object:
     parser = URL_QUERY_ARGUMENT_PARSERS.get(name)
     if parser is None:
         return value
@@ -261,8 +261,8 @@ def parse_sentinel_url(url: str) -> SentinelUrl:
     if not path or len(path) > 2:
         raise ValueError("a Sentinel URL names the service: redis+sentinel://hosts/service[/db]")
     service = path[0]
-    redis_kwargs: dict[str, Any] = {}
-    sentinel_kwargs: dict[str, Any] = {
+    redis_kwargs: dict[str, object] = {}
+    sentinel_kwargs: dict[str, object] = {
         "socket_timeout": SENTINEL_QUERY_TIMEOUT_S,
         "socket_connect_timeout": SENTINEL_QUERY_TIMEOUT_S,
     }
@@ -296,7 +296,7 @@ def parse_sentinel_url(url: str) -> SentinelUrl:
     return SentinelUrl(service, sentinels, tls, redis_kwargs, sentinel_kwargs)
 
 
-def connect(url: str, **kwargs: Any) -> tuple[aioredis.Redis, Sentinel | None]:
+def connect(url: str, **kwargs: object) -> tuple[aioredis.Redis, Sentinel | None]:
     """The client of a URL, its pool blocking a burst (``max_connections``, ``timeout``
     in ``kwargs``), with checked connections; and the Sentinel manager, if any (the
     caller closes it with the client). URL options win over ``kwargs``, as in redis-py."""

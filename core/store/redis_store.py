@@ -87,7 +87,7 @@ def _str_map(values: Any) -> dict[str, str]:
     return {_str(k): _str(v) for k, v in values.items()}
 
 
-def _first_or_raise(replies: list[Any]) -> list[Any]:
+def _first_or_raise(replies: list[object]) -> list[object]:
     """The replies of a pipeline whose first command is the one that matters: its error
     is raised, the others' are logged (and stay in the list)."""
     if replies and isinstance(replies[0], Exception):
@@ -726,7 +726,7 @@ class RedisStore:
     async def archive(
         self,
         game_id: str,
-        record: dict[str, Any],
+        record: dict[str, object],
         *,
         user_ids: Sequence[int],
         chat_id: int | None,
@@ -762,11 +762,11 @@ class RedisStore:
             raws = await pipe.execute()
         return [json.loads(raw) for raw in raws if raw]
 
-    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, object]]:
         ids = _strs(await self.redis.zrevrange(self.keys.user_stats(user_id), 0, limit - 1))
         return await self._records(ids)
 
-    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, object]]:
         ids = _strs(await self.redis.zrevrange(self.keys.chat_stats(chat_id), 0, limit - 1))
         return await self._records(ids)
 
@@ -849,8 +849,8 @@ class RedisStore:
         return reply
 
     async def _lean(
-        self, commands: Sequence[Sequence[Any]], *, only_first: bool = False
-    ) -> list[Any]:
+        self, commands: Sequence[Sequence[object]], *, only_first: bool = False
+    ) -> list[object]:
         """Send commands in one write and read their replies, on a connection of the
         client's own pool, without redis-py's per-command machinery (retry wrapper,
         observability hooks, response callbacks): about half the CPU per command, and a
@@ -865,7 +865,7 @@ class RedisStore:
         conn = await pool.get_connection()
         try:
             await conn.send_packed_command(conn.pack_commands(commands))
-            replies: list[Any] = []
+            replies: list[object] = []
             error: ResponseError | None = None
             for _ in commands:
                 try:
