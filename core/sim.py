@@ -432,7 +432,7 @@ def play_game(
     return state
 
 
-Step = tuple[GameState, dict[str, Any], GameState]
+Step = tuple[GameState, dict[str, object], GameState]
 
 
 def walk(
@@ -458,7 +458,7 @@ def walk(
         ph = state.phase
         if ph == "finished":
             return
-        entry: dict[str, Any]
+        entry: dict[str, object]
         if timeouts and rng.random() < timeouts:
             entry = {"timeout": True}
             after, _ = apply_timeout(state)
@@ -557,7 +557,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def parse_options(items: list[str]) -> dict[str, Any]:
+def parse_options(items: list[str]) -> dict[str, object]:
     out: dict[str, object] = {}
     for item in items:
         name, eq, value = item.partition("=")

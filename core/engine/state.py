@@ -80,7 +80,7 @@ def _make_evolver(cls: type) -> Callable[[Any, dict[str, object]], Any]:
     lines.append("        _setters[k](new, v)")
     lines.append("    return new")
     exec("\n".join(lines), namespace)
-    fn: Callable[[Any, dict[str, object]], Any] = namespace["evolve"]
+    fn: Callable[[Any, dict[str, object]], object] = namespace["evolve"]
     return fn
 
 

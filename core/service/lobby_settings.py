@@ -46,7 +46,7 @@ class Setting:
     maximum: int | float | None = None
     integer: bool = True
     nullable: bool = False
-    defaults: Mapping[Context, Any] = field(default_factory=dict)
+    defaults: Mapping[Context, object] = field(default_factory=dict)
     editions: tuple[str, ...] = EDITIONS
     offered: bool = True  # shown by the lobby front ends (others are for the API and tests)
     choices_when: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
@@ -95,7 +95,7 @@ class Setting:
         text = f"{self.minimum} to {self.maximum}"
         return f"None or {text}" if self.nullable else text
 
-    def describe(self, context: Context) -> dict[str, Any]:
+    def describe(self, context: Context) -> dict[str, object]:
         """The setting as JSON for clients (the API's lobby settings description)."""
         out: dict[str, object] = {
             "name": self.name,

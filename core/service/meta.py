@@ -233,7 +233,7 @@ class Meta:
         return self.base + seq + sum(1 for b in self.bumps if b < seq)
 
 
-def _fresh(value: object) -> Any:
+def _fresh(value: object) -> object:
     """Fresh containers all the way down (what a JSON round trip would give)."""
     if isinstance(value, dict):
         return {k: _fresh(v) for k, v in value.items()}
@@ -265,7 +265,7 @@ PACK_ABOVE = 128  # bytes of meta JSON
 META_ZDICT_1 = Path(__file__).with_name("meta_zdict_1.json").read_bytes()
 _META_FIELDS = tuple(f.name for f in fields(Meta))
 _SEAT_FIELDS = tuple(f.name for f in fields(Seat))
-_OPTIONAL: dict[str, Any] = {
+_OPTIONAL: dict[str, object] = {
     f.name: f.default_factory() if callable(f.default_factory) else f.default
     for f in fields(Meta)
     if f.name in _META_FIELDS[_META_FIELDS.index("title") :]

@@ -753,7 +753,7 @@ class RedisStore:
     async def archived_log(self, game_id: str) -> list[str]:
         return _strs(await self.redis.lrange(self.keys.archive_log(game_id), 0, -1))
 
-    async def _records(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+    async def _records(self, game_ids: Sequence[str]) -> list[dict[str, object]]:
         if not game_ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
