@@ -355,9 +355,11 @@ class Records:
             presence,
             is_over(change.meta, change.state),
         )
+        old = self._cache.get(loaded.game_id)  # most moves leave the meta as it was
+        parsed = old.meta if old is not None and old.meta_json == meta_json else None
         self._keep(
             loaded.game_id,
-            _Cached(new.version, meta_json, None, state_json, new.state, deadline_ms, presence),
+            _Cached(new.version, meta_json, parsed, state_json, new.state, deadline_ms, presence),
         )
         await self._after_commit(loaded, new)
         return new
