@@ -15,7 +15,9 @@
    runs them (target >= 100 games/s, aim 200).
 5. `--only permove`: CPU per move as a game makes it (process time): the engine's
    apply_move and the next seat's legal_moves, and the service's encode_state of a state and
-   decode_state of the stored one. `--alternate DIR --times 5` runs it alternately on the
+   decode_state of the stored one; and a whole move through GameService (the mover's view
+   and submit) on the memory store and on Redis (`service_memory_us`, `service_redis_us`).
+   `--alternate DIR --times 5` runs it alternately on the
    checkout in DIR and on this one, in separate processes, and compares the medians:
 
     git worktree add /tmp/before 9a8ea83    # or: git archive 9a8ea83 | tar -x -C /tmp/before
@@ -300,6 +302,69 @@ def bench_per_move(seed: int, samples: int, batches: int = 15) -> dict[str, Any]
     }
 
 
+def bench_service_flow(seed: int, games: int, backend: str) -> dict[str, Any]:
+    """CPU per move through the service and the store, as a client makes it: the mover's
+    view (the GET) and its submit (the POST: decide, engine, commit). Games of 6 humans
+    (classic, then Saboteur 2) played with random legal moves on `backend` (`memory`, or
+    `redis` on 127.0.0.1:6379: this process's CPU, the client side of the store).
+    Only the service's public API is used, so any checkout can be measured."""
+    import asyncio
+    import secrets
+
+    from core.service import GameService, ServiceConfig, UserRef
+    from core.store import MemoryStore, RedisStore
+
+    async def play(service: GameService, rng: random.Random, edition: str) -> tuple[int, float]:
+        lobby = await service.create_lobby(chat=None, creator=UserRef(1, "p1"), edition=edition)
+        game_id = lobby["game_id"]
+        for user in range(2, 7):
+            await service.join(game_id, UserRef(user, f"p{user}"))
+        view = await service.start(game_id, 1)
+        moves, cpu = 0, 0.0
+        clock = time.process_time
+        while view["status"] not in ("finished", "cancelled"):
+            movers = [view["current_seat"]] if view.get("current_seat") is not None else []
+            movers = movers or list(range(6))  # a round's end: whoever may go on
+            for seat in movers:
+                t0 = clock()
+                view = await service.view(game_id, seat + 1)
+                legal = [m for m in view["legal_moves"] or () if m["type"] != "take_seat_back"]
+                if not legal:
+                    cpu += clock() - t0
+                    continue
+                result = await service.submit(game_id, seat + 1, rng.choice(legal), view["version"])
+                cpu += clock() - t0
+                assert result.status == "ok", result
+                assert result.view is not None
+                view, moves = result.view, moves + 1
+        return moves, cpu
+
+    async def run() -> dict[str, Any]:
+        rng = random.Random(seed)
+        # the same deals on every checkout: the service draws a game's seed from secrets
+        deals = random.Random(seed + 1)
+        secrets.randbits = deals.getrandbits  # type: ignore[assignment]
+        store: Any = (
+            MemoryStore()
+            if backend == "memory"
+            else RedisStore.from_url("redis://127.0.0.1:6379/0", prefix=f"bench{os.getpid()}:")
+        )
+        config = ServiceConfig(think_delay_s=0.0, bot_ready_delay_s=0.0, round_pause_s=0)
+        service = GameService(store, config)
+        per_game: list[float] = []
+        total_moves = 0
+        try:
+            for g in range(games):
+                moves, cpu = await play(service, rng, ("classic", "expansion")[g % 2])
+                per_game.append(cpu / moves)
+                total_moves += moves
+        finally:
+            await store.close()
+        return {"moves": total_moves, "us": round(statistics.median(per_game) * 1e6, 1)}
+
+    return asyncio.run(run())
+
+
 def alternate(before: str, times: int, cpu: int | None) -> int:
     """Run `--only permove` alternately on the checkout `before` and on this one."""
     import subprocess
@@ -318,7 +383,7 @@ def alternate(before: str, times: int, cpu: int | None) -> int:
             runs[label].append(res)
             print(json.dumps({"run": i + 1, "code": label, **res}), flush=True)
     summary: dict[str, Any] = {"bench": "permove_alternated", "times": times}
-    for key in ("engine_us", "codec_us", "total_us"):
+    for key in ("engine_us", "codec_us", "total_us", "service_memory_us", "service_redis_us"):
         b = statistics.median(r[key] for r in runs["before"])
         a = statistics.median(r[key] for r in runs["after"])
         summary[key] = {"before": b, "after": a, "change_pct": round(100 * (a - b) / b, 1)}
@@ -387,7 +452,12 @@ def main(argv: list[str] | None = None) -> int:
     if ns.only in (None, "service"):
         print(json.dumps({"bench": "service_move", **bench_service(ns.seed, ns.samples // 3)}))
     if ns.only == "permove":
-        print(json.dumps({"bench": "permove", **bench_per_move(ns.seed, 600)}))
+        res = bench_per_move(ns.seed, 600)
+        for backend in ("memory", "redis"):
+            flow = bench_service_flow(ns.seed, 6, backend)
+            res[f"service_{backend}_us"] = flow["us"]
+            res[f"service_{backend}_moves"] = flow["moves"]
+        print(json.dumps({"bench": "permove", **res}))
     if ns.only in (None, "games"):
         res = bench_games(ns.runs, ns.profile)
         prof = res.pop("profile", None)

@@ -75,7 +75,7 @@ def pick(loaded: Loaded, rng: random.Random) -> tuple[int, dict[str, Any]] | Non
 
 async def play_one(service: GameService, game_id: str, rng: random.Random) -> str:
     """One attempt: 'ok', 'stale' or 'finished'."""
-    loaded = await service._load(game_id)
+    loaded = await service.records.load(game_id)
     choice = pick(loaded, rng)
     if choice is None:
         return "finished"
@@ -95,7 +95,7 @@ async def round_trips(url: str, prefix: str) -> dict[str, Any]:
     await play_one(service, game_id, rng)  # scripts cached, connections open
     per_submit = []
     for _ in range(30):
-        loaded = await service._load(game_id)
+        loaded = await service.records.load(game_id)
         choice = pick(loaded, rng)
         assert choice is not None
         seat, move = choice
@@ -120,7 +120,7 @@ async def round_trips(url: str, prefix: str) -> dict[str, Any]:
         with count_round_trips() as counter:
             due = await store.claim_due(service.now_ms() + 6000, limit=1, lease_ms=1)
             for claim in due:
-                await service._fire(claim)
+                await service.timers.fire(claim)
         if due:
             fired.append(counter.count)  # the claim (index + game record) + load + commit
     await store.close()
@@ -274,7 +274,7 @@ async def memory(url: str, prefix: str) -> dict[str, Any]:
     current_round = 1
     for label, (round_no, at) in marks.items():
         while True:
-            loaded = await service._load(game_id)
+            loaded = await service.records.load(game_id)
             assert loaded.state is not None
             if loaded.state.round != current_round:
                 current_round, round_moves = loaded.state.round, 0

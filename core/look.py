@@ -25,7 +25,7 @@ Standard library only: this module is imported by pure code and by both renderer
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 # --- card geometry (card units) -------------------------------------------------------
 
@@ -58,7 +58,6 @@ EDGE_POINTS: Final[dict[str, tuple[float, float]]] = {
     "S": (CARD_W / 2, CARD_H),
     "W": (0.0, CARD_H / 2),
 }
-BITS: Final[dict[str, int]] = {"N": 1, "E": 2, "S": 4, "W": 8}
 OPPOSITE: Final[dict[str, str]] = {"N": "S", "S": "N", "E": "W", "W": "E"}
 
 # Gold nuggets on the revealed gold goal, and grey lumps on a stone goal's curve.  Nugget
@@ -131,7 +130,7 @@ _WOOD = "#a1662f"
 _WOOD_DARK = "#4e2e12"
 _GLASS = "#ffe082"
 
-ICONS: Final[dict[str, list[dict[str, Any]]]] = {
+ICONS: Final[dict[str, list[dict[str, object]]]] = {
     "pickaxe": [
         {
             "shape": "line",
@@ -393,7 +392,7 @@ ICONS: Final[dict[str, list[dict[str, Any]]]] = {
 # (BROKEN_CROSS, one bold slash): colour plus shape, for colour-blind players.
 BROKEN_FILL: Final = "#e53935"
 BROKEN_STROKE: Final = "#7f0000"
-BROKEN_BACK: Final[list[dict[str, Any]]] = [
+BROKEN_BACK: Final[list[dict[str, object]]] = [
     {
         "shape": "circle",
         "c": [0.5, 0.5],
@@ -403,7 +402,7 @@ BROKEN_BACK: Final[list[dict[str, Any]]] = [
         "width": 0.05,
     },
 ]
-BROKEN_CROSS: Final[list[dict[str, Any]]] = [
+BROKEN_CROSS: Final[list[dict[str, object]]] = [
     {"shape": "line", "points": [[0.86, 0.14], [0.14, 0.86]], "stroke": "#ffffff", "width": 0.16},
     {
         "shape": "line",
@@ -444,7 +443,6 @@ DOORS: Final[dict[str, dict[str, str]]] = {
 
 PICTURE_MAX_SIDE: Final = 1280  # long side of the group picture, at most
 PICTURE_CELL_MAX_W: Final = 96  # cell width in pixels when the board is small
-PICTURE_CELL_MIN_W: Final = 44  # below this, cards stop being readable on a phone
 PICTURE_MARGIN_CELLS: Final = 1  # empty cells shown around the cards in play
 
 
@@ -453,7 +451,7 @@ def rotate_edge(edge: str, rotated: bool) -> str:
     return OPPOSITE[edge] if rotated else edge
 
 
-def look_json() -> dict[str, Any]:
+def look_json() -> dict[str, object]:
     """Everything above as one JSON-ready dict, for the Mini App page (``cards.js``)."""
     return {
         "card": {

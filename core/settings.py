@@ -130,6 +130,10 @@ class Settings:
     # seconds without a timer-loop pass before the supervisor replaces the timer process
     # (hung, not exited; 0 = never)
     timer_hang_seconds: int = 30
+    # the workers' cyclic garbage collector: "tuned" (fewer, larger young collections) or
+    # Python's "default" thresholds
+    miniapp_gc: str = "tuned"
+    miniapp_profile: str | None = None  # a benchmark aid: cProfile dumps to <this>.<pid>
 
     @property
     def runs_bot(self) -> bool:
@@ -184,4 +188,6 @@ class Settings:
             timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
             timer_process_nice=max(-20, min(19, _int(env, "TIMER_PROCESS_NICE", 0))),
             timer_hang_seconds=max(0, _int(env, "TIMER_HANG_SECONDS", 30)),
+            miniapp_gc=_choice(env, "MINIAPP_GC", ("tuned", "default")),
+            miniapp_profile=opt("MINIAPP_PROFILE"),
         )

@@ -168,7 +168,7 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
     return out
 
 
-def _round_log(state: GameState) -> list[dict[str, Any]]:
+def _round_log(state: GameState) -> list[dict[str, object]]:
     """The log entries of the current round (after its round_started entry)."""
     log = state.log
     for i in range(len(log) - 1, -1, -1):
@@ -232,7 +232,7 @@ RESULT_PUBLIC = {
 LOG_KEYS: dict[str, set[str]] = {code: set(fields) for code, fields in EVENT_FIELDS.items()}
 
 
-def _walk(x: Any, path: str = "") -> Iterator[tuple[str, Any, bool]]:
+def _walk(x: object, path: str = "") -> Iterator[tuple[str, Any, bool]]:
     """(path, item, is_key) for every key and every scalar value in a JSON document."""
     if isinstance(x, dict):
         for k, v in x.items():
@@ -432,7 +432,7 @@ def play_game(
     return state
 
 
-Step = tuple[GameState, dict[str, Any], GameState]
+Step = tuple[GameState, dict[str, object], GameState]
 
 
 def walk(
@@ -458,7 +458,7 @@ def walk(
         ph = state.phase
         if ph == "finished":
             return
-        entry: dict[str, Any]
+        entry: dict[str, object]
         if timeouts and rng.random() < timeouts:
             entry = {"timeout": True}
             after, _ = apply_timeout(state)
@@ -489,9 +489,8 @@ def _eastward(state: GameState, move: dict[str, Any], rng: random.Random) -> flo
     o = 2 * table.cards[table.pos_of[move["card"]]] + int(move["rotated"])
     east = GROUP_OF[o][2]
     through = bool(east) and east != 2
-    return (
-        move["x"] + (0.6 if through else 0.0) - 0.1 * min(abs(move["y"]), 3) + 0.05 * rng.random()
-    )
+    x, y = int(move["x"]), int(move["y"])
+    return x + (0.6 if through else 0.0) - 0.1 * min(abs(y), 3) + 0.05 * rng.random()
 
 
 def _corrupt(state: GameState) -> GameState:
@@ -558,8 +557,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def parse_options(items: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def parse_options(items: list[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
     for item in items:
         name, eq, value = item.partition("=")
         if not eq:
@@ -594,7 +593,7 @@ def parse_agents(ns: argparse.Namespace) -> Agents:
     return a
 
 
-def simulate(ns: argparse.Namespace) -> dict[str, Any]:
+def simulate(ns: argparse.Namespace) -> dict[str, object]:
     config = GameConfig.from_options(ns.edition, ns.players, parse_options(ns.option))
     agents = parse_agents(ns)
     run = Run()
@@ -615,7 +614,7 @@ def simulate(ns: argparse.Namespace) -> dict[str, Any]:
         if lab not in outcomes:
             run.violations.append(f"unknown outcome label {lab!r}")
             outcomes[lab] = k
-    result: dict[str, Any] = {
+    result: dict[str, object] = {
         "games": run.games,
         "rounds": run.rounds,
         "moves": run.moves,

@@ -8,7 +8,6 @@ gets an HTML page or a stack trace.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from aiohttp import web
 
@@ -41,8 +40,8 @@ class ApiError(Exception):
         message: str,
         *,
         headers: dict[str, str] | None = None,
-        top: dict[str, Any] | None = None,
-        **extra: Any,
+        top: dict[str, object] | None = None,
+        **extra: object,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -53,7 +52,7 @@ class ApiError(Exception):
         self.headers = headers or {}
 
     def response(self) -> web.Response:
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "error": {"code": self.code, "message": self.message, **self.extra},
             **self.top,
         }

@@ -42,7 +42,7 @@ async def api(request: web.Request, handler: Handler) -> web.StreamResponse:
     rate limit.
 
     Why one and not four: each aiohttp middleware is one more coroutine and wrapper call
-    per request; merged, a request pays the same checks for less (issue 8: CPU per move).
+    per request; merged, a request pays the same checks for less CPU.
     """
     began = time.perf_counter()
     try:
@@ -150,12 +150,12 @@ def _is_https(url: str) -> bool:
 def gzip_body(response: web.Response, body: bytes) -> None:
     """Compress here, at once, rather than with ``enable_compression``: aiohttp would
     hand every body over 1 KB to a thread pool (a thread hop and a wake-up per response
-    for ~50 µs of work) at zlib's default level.
+    for less work than the hop) at zlib's default level.
 
     The window and hash table are sized to the body (a view is a few KB): zlib's default
-    32 KB window and 64 K-entry hash (~260 KB, allocated and cleared per response) cost
-    more than compressing a 3 KB view, ~45 µs against ~15 µs; a window at least as long
-    as the body finds the same matches, so the output is the same size."""
+    ones cost more to set up than compressing a view does; a window at least as long as
+    the body finds the same matches, so the output is the same size
+    (docs/benchmarks/hotpath.md)."""
     bits = min(zlib.MAX_WBITS, max(10, len(body).bit_length()))  # window >= the body
     packer = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + bits, bits - 7)
     response.body = packer.compress(body) + packer.flush()

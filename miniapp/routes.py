@@ -19,7 +19,7 @@ from miniapp import keys
 from miniapp.auth import AuthError, Session
 from miniapp.errors import ApiError, bad_request, forbidden, not_found
 from miniapp.middleware import require_session
-from miniapp.service_adapter import ServiceAdapter, user_ref
+from miniapp.service_adapter import EDITIONS, LEVELS, ServiceAdapter, user_ref
 
 log = logging.getLogger(__name__)
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -126,20 +126,16 @@ async def create_game(request: web.Request) -> web.Response:
     session = require_session(request)
     body = await read_json(request, optional=True)
     edition = body.get("edition", "classic")
-    if edition not in ("classic", "expansion"):
-        raise bad_request("'edition' must be 'classic' or 'expansion'", "bad_type")
+    if edition not in EDITIONS:
+        raise bad_request(f"'edition' must be one of {', '.join(EDITIONS)}", "bad_type")
     options = body.get("options", {})
     if not isinstance(options, dict):
         raise bad_request("'options' must be an object", "bad_type")
     seats = _int_field(body, "seats", 0) if "seats" in body else None
     computers = _int_field(body, "computer_seats", 0)
-    if seats is not None and not 2 <= seats <= 12:
-        raise ApiError(422, "invalid_config", "'seats' must be between 2 and 12")
-    if computers < 0 or (seats is not None and computers >= seats):
-        raise ApiError(422, "invalid_config", "'computer_seats' must leave a seat for you")
     level = body.get("level", "normal")
-    if level not in ("easy", "normal", "hard"):
-        raise bad_request("'level' must be easy, normal or hard", "bad_type")
+    if level not in LEVELS:
+        raise bad_request(f"'level' must be one of {', '.join(LEVELS)}", "bad_type")
     view = await adapter(request).create(
         user_ref(session), edition, options, seats, computers, str(level)
     )

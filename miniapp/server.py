@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
 import os
-import re
 import weakref
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from aiohttp import web
-from aiohttp.abc import AbstractAccessLogger
 
 from core.service import GameService
 from core.settings import Settings
@@ -33,26 +30,6 @@ from miniapp.ws import close_all, game_socket
 MAX_BODY = 16 * 1024  # a move is a few hundred bytes; nothing legitimate comes near this
 RATE_BURST = Limits().user_burst
 RATE_PER_SECOND = Limits().user_rate
-_SECRET_QUERY = re.compile(r"([?&](?:code|token|auth|tgWebAppData)=)[^&\s]*")
-
-
-class AccessLogger(AbstractAccessLogger):
-    """Access log without secrets: one-time codes and tokens in a query are redacted."""
-
-    def log(self, request: web.BaseRequest, response: web.StreamResponse, time: float) -> None:
-        path = _SECRET_QUERY.sub(r"\1***", request.path_qs)
-        self.logger.info(
-            "%s %s %s %d %.1fms",
-            request.remote,
-            request.method,
-            path,
-            response.status,
-            time * 1000,
-        )
-
-    @property
-    def enabled(self) -> bool:
-        return self.logger.isEnabledFor(logging.INFO)
 
 
 def create_app(
@@ -86,9 +63,9 @@ def create_app(
     app.router.add_get("/api/games/{game_id}/ws", game_socket, name=SOCKET_ROUTE)
     setup_static(app)
     app.on_shutdown.append(close_all)
-    if os.environ.get("MINIAPP_PROFILE"):
+    if settings.miniapp_profile:
         app.on_startup.append(_start_profiler)
-    if os.environ.get("MINIAPP_GC", "tuned") != "default":
+    if settings.miniapp_gc != "default":
         app.cleanup_ctx.append(_tuned_gc)
     return app
 
@@ -99,14 +76,11 @@ GC_THRESHOLDS = (20_000, 50, 100)
 async def _tuned_gc(app: web.Application) -> AsyncIterator[None]:
     """Collect cyclic garbage less often (``MINIAPP_GC=default`` keeps Python's settings).
 
-    Why: with the default threshold (700 net container allocations) a worker serving a few
-    hundred moves/s ran ~10 young collections a second, each one a pause of up to a few
-    ms that every request in the loop waits out, and now and then a full collection of the
-    ~1,000 cached games' objects (~50 ms in one measurement). Requests build views of a few
-    hundred small dicts and lists that reference counting frees at once, so little is left
-    for the cycle collector: fewer, larger young collections cost less in all and keep the
-    tail short. Memory is unaffected except for cyclic garbage, which waits longer.
-    The previous thresholds come back when the application stops (tests build many)."""
+    Why: requests build views of small dicts and lists that reference counting frees at
+    once, so little is left for the cycle collector; Python's default thresholds pause
+    every request in the loop many times a second for it, fewer and larger young
+    collections cost less in all and keep the tail short (docs/benchmarks/load.md). The
+    previous thresholds come back when the application stops (tests build many)."""
     previous = gc.get_threshold()
     gc.set_threshold(*GC_THRESHOLDS)
     try:
@@ -124,7 +98,7 @@ async def _start_profiler(app: web.Application) -> None:
 
     profiler = cProfile.Profile(time.process_time)  # CPU time (user + system), not wall
     profiler.enable()
-    path = f"{os.environ['MINIAPP_PROFILE']}.{os.getpid()}"
+    path = f"{app[keys.SETTINGS].miniapp_profile}.{os.getpid()}"
 
     async def dump() -> None:
         while True:

@@ -13,8 +13,13 @@ from typing import Any
 
 from core.engine import ConfigError
 from core.service import GameService, ServiceError, UserRef
+from core.service.lobby_settings import BY_NAME
 from miniapp.auth import Session
 from miniapp.errors import ApiError
+
+# The choices a request may name, as core declares them (the service checks every limit).
+EDITIONS = BY_NAME["edition"].choices
+LEVELS = BY_NAME["computer_level"].choices
 
 
 def user_ref(session: Session) -> UserRef:

@@ -42,7 +42,7 @@ def _rng(view: Mapping[str, Any], level: str, seed: int) -> random.Random:
     )
 
 
-def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) -> dict:
+def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) -> dict[str, Any]:
     """One of `view["legal_moves"]`; ValueError when the seat may not act."""
     moves = list(view.get("legal_moves") or ())
     if not moves:

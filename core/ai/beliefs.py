@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.ai.board_model import INF, Board
+from core.ai.board_model import INF
 from core.ai.events import Event, board_history, round_events
 from core.ai.knowledge import (
     goal_probs,
@@ -57,12 +57,6 @@ def objective(d: Mapping[int, float], probs: Mapping[int, float]) -> float:
     top = max(p for p, _ in live)
     near = min(dist for p, dist in live if p >= top - 0.05)
     return 0.4 * sum(p * dist for p, dist in live) + 0.6 * near
-
-
-def expected_distance(
-    board: Board, probs: Mapping[int, float], blocked_door: str | None = None
-) -> float:
-    return objective(board.goal_distances(blocked_door), probs)
 
 
 def _logit(p: float) -> float:
@@ -100,7 +94,7 @@ class MazeHistory:
 
 
 def maze_history(
-    view: Mapping[str, Any], events: list[Event], cache: dict[int, dict[int, int]] | None = None
+    view: Mapping[str, object], events: list[Event], cache: dict[int, dict[int, int]] | None = None
 ) -> MazeHistory:
     """How each maze event changed the distances (this seat's knowledge, in hindsight).
 
@@ -138,7 +132,7 @@ def maze_history(
 
 
 def infer_goals(
-    view: Mapping[str, Any], events: list[Event], hist: MazeHistory, state: BeliefState
+    view: Mapping[str, object], events: list[Event], hist: MazeHistory, state: BeliefState
 ) -> dict[int, float]:
     """Goal probabilities sharpened by what trusted map users did afterwards.
 
@@ -271,7 +265,7 @@ def compute(
     return state
 
 
-def beliefs(view: Mapping[str, Any]) -> dict[int, float]:
+def beliefs(view: Mapping[str, object]) -> dict[int, float]:
     """Per-seat probability of being on the saboteurs' side (saboteur; in Saboteur 2
     also the profiteer), as this seat sees it. The seat itself gets 0 or 1."""
     st = compute(view)

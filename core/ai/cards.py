@@ -19,11 +19,6 @@ DIRS: tuple[tuple[int, int, int], ...] = ((N, 0, -1), (E, 1, 0), (S, 0, 1), (W, 
 OPPOSITE = {N: S, E: W, S: N, W: E}
 
 
-def mask_of(edges: str) -> int:
-    """'NE' -> 3."""
-    return sum({"N": N, "E": E, "S": S, "W": W}[c] for c in edges)
-
-
 def rotate(mask: int) -> int:
     """The mask of an edge set turned 180 degrees."""
     return ((mask << 2) | (mask >> 2)) & 15
@@ -78,19 +73,3 @@ def _tables() -> tuple[dict[str, PathInfo], dict[str, tuple[str, tuple[str, ...]
 PATHS, ACTIONS = _tables()
 
 BREAK_CARDS = {"BREAK_PICKAXE": "pickaxe", "BREAK_LANTERN": "lantern", "BREAK_CART": "cart"}
-
-
-def path_info(card: str) -> PathInfo | None:
-    return PATHS.get(card)
-
-
-def is_path(card: str) -> bool:
-    return card in PATHS
-
-
-def effect_of(card: str) -> str:
-    """'path' for tunnel cards, the action's effect otherwise ('' if unknown)."""
-    if card in PATHS:
-        return "path"
-    a = ACTIONS.get(card)
-    return a[0] if a else ""

@@ -16,13 +16,15 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core import engine
 from core.ai.agent import choose_move
 from core.ai.beliefs import beliefs
 from core.ai.knowledge import is_saboteur_side, role_kind
+from core.engine import GameConfig, GameState
 
 
 def parse_kind(kind: str) -> tuple[str, str]:
@@ -80,8 +82,8 @@ class Tally:
     def belief_accuracy(self) -> float | None:
         return self.belief_hits / self.belief_samples if self.belief_samples else None
 
-    def summary(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"rounds": self.rounds, "outcomes": dict(self.outcomes)}
+    def summary(self) -> dict[str, object]:
+        out: dict[str, object] = {"rounds": self.rounds, "outcomes": dict(self.outcomes)}
         rates = {}
         for side, k in self.outcomes.items():
             lo, hi = wilson(k, self.rounds)
@@ -121,11 +123,11 @@ def belief_hit_rate(view: Mapping[str, Any], roles: list[str]) -> float | None:
     return sum(1 for t in top if t in bad) / s
 
 
-Clock = Any  # a zero-argument callable returning seconds (time.perf_counter), or None
+Clock = Callable[[], float] | None  # seconds (time.perf_counter), or no timing
 
 
 def play_games(
-    config: Any,
+    config: GameConfig,
     *,
     games: int,
     seed: int,
@@ -138,24 +140,21 @@ def play_games(
     `config` is a `core.engine.GameConfig`. Seeds are `seed`, `seed + 1`, ...; agent
     noise is seeded from the game seed, so a run is reproducible.
     """
-    from core import engine
-
     tally = Tally()
     for g in range(games):
         if max_rounds is not None and tally.rounds >= max_rounds:
             break
-        _play_one(engine, config, seed + g, assignment, tally, clock, max_rounds)
+        _play_one(config, seed + g, assignment, tally, clock, max_rounds)
     return tally
 
 
-def _roles_of(engine: Any, state: Any) -> list[str]:
+def _roles_of(state: GameState) -> list[str]:
     n = state.config.players
     return [str((engine.view_for(state, s).get("you") or {}).get("role")) for s in range(n)]
 
 
 def _play_one(
-    engine: Any,
-    config: Any,
+    config: GameConfig,
     seed: int,
     assignment: Assignment,
     tally: Tally,
@@ -164,7 +163,7 @@ def _play_one(
 ) -> None:
     state = engine.new_game(config, seed)
     rng = random.Random(f"agents:{seed}")
-    roles = _roles_of(engine, state)
+    roles = _roles_of(state)
     prev = state
     steps = 0
     while True:
@@ -172,11 +171,11 @@ def _play_one(
         if ph == "finished":
             return
         if ph == "round_over":
-            _tally_round(engine, state, prev, roles, assignment, tally)
+            _tally_round(state, prev, roles, assignment, tally)
             if max_rounds is not None and tally.rounds >= max_rounds:
                 return
             state, _ = engine.apply_timeout(state)
-            roles = _roles_of(engine, state)
+            roles = _roles_of(state)
             prev = state
             continue
         seat = engine.actor(state)
@@ -203,7 +202,7 @@ def _play_one(
             raise RuntimeError(f"game {seed} does not end")
 
 
-def outcome_label(result: Mapping[str, Any]) -> str:
+def outcome_label(result: Mapping[str, object]) -> str:
     w = result.get("winners")
     if isinstance(w, list | tuple):
         return "+".join(str(x) for x in w) or "none"
@@ -211,7 +210,7 @@ def outcome_label(result: Mapping[str, Any]) -> str:
 
 
 def _tally_round(
-    engine: Any, state: Any, prev: Any, roles: list[str], assignment: Assignment, tally: Tally
+    state: GameState, prev: GameState, roles: list[str], assignment: Assignment, tally: Tally
 ) -> None:
     view = engine.view_for(state, None)
     result = view.get("round_result") or {}
@@ -237,7 +236,7 @@ def _tally_round(
             tally.belief_samples += 1
 
 
-def _role_won(rk: str, winners: set[str], result: Mapping[str, Any], seat: int) -> bool:
+def _role_won(rk: str, winners: set[str], result: Mapping[str, object], seat: int) -> bool:
     seats = result.get("winning_seats") or result.get("winner_seats")
     if isinstance(seats, list):
         return seat in seats

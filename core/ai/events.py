@@ -59,7 +59,7 @@ def _str(v: object) -> str | None:
     return v if isinstance(v, str) else None
 
 
-def normalise(e: Mapping[str, Any]) -> Event:
+def normalise(e: Mapping[str, object]) -> Event:
     kind = KINDS.get(str(e.get("code")), "other")
     seat = _int(e.get("seat"))
     card = _str(e.get("card"))
@@ -90,11 +90,11 @@ def round_entries(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return log[start:]
 
 
-def round_events(view: Mapping[str, Any]) -> list[Event]:
+def round_events(view: Mapping[str, object]) -> list[Event]:
     return [normalise(e) for e in round_entries(view)]
 
 
-def board_history(view: Mapping[str, Any], events: list[Event]) -> list[Board]:
+def board_history(view: Mapping[str, object], events: list[Event]) -> list[Board]:
     """The maze before each event (list of len(events) + 1; the last is the current one).
 
     Rebuilt backwards from the current maze: a placed card is lifted, a rockfall puts

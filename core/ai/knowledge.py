@@ -50,7 +50,6 @@ class SeatInfo:
     broken: tuple[str, ...]
     trapped: bool
     theft: bool
-    has_gold: bool | None
     role: str  # role_kind of a revealed role, else "unknown"
 
 
@@ -64,7 +63,6 @@ def seat_infos(view: Mapping[str, Any]) -> dict[int, SeatInfo]:
             broken=tuple(BREAK_CARDS[c] for c in front if c in BREAK_CARDS),
             trapped=any("TRAP" in c for c in front),
             theft=any("THEFT" in c for c in front),
-            has_gold=s.get("has_gold"),
             role=role_kind(s.get("role")),
         )
     return out

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.ai.beliefs import CAP, BeliefState, compute, objective
-from core.ai.board_model import INF, Board
-from core.ai.cards import ACTIONS, PATHS
+from core.ai.board_model import INF, Board, Placed
+from core.ai.cards import ACTIONS, PATHS, PathInfo
 from core.ai.events import Event, round_events
 from core.ai.fit import Supply, fit_distances, supply_for
 from core.ai.knowledge import (
@@ -87,9 +87,11 @@ class Ctx:
     thin: float = 0.0  # 0 (classic 7) .. 1 (classic 6, every S2 table): how outnumbered
     #                    the saboteur side is
     _obj_cache: dict[int, tuple[float, float, float]] = field(default_factory=dict)
-    _fit: Any = None  # (Supply, live goals, fit objective now), built on first use
-    _fit_after: dict[str, Any] = field(default_factory=dict)  # card -> Supply without it
-    _sab_fit: Any = None  # (Supply of the diggers as a saboteur sees it, live goals, f0)
+    # (Supply, live goals, fit objective now), built on first use
+    _fit: tuple[Supply, list[int], float] | None = None
+    _fit_after: dict[str, Supply] = field(default_factory=dict)  # card -> Supply without it
+    # (Supply of the diggers as a saboteur sees it, live goals, f0)
+    _sab_fit: tuple[Supply, list[int], float] | None = None
     placed: dict[tuple[int, int, str, bool], tuple[Board, float]] = field(default_factory=dict)
     quiet: set[tuple[int, int, str, bool]] = field(default_factory=set)  # quiet tunnels scored
 
@@ -127,10 +129,6 @@ class Ctx:
     @property
     def bad(self) -> bool:
         return is_saboteur_side(self.kind)
-
-    @property
-    def doors_matter(self) -> bool:
-        return self.expansion
 
     def measure(self, board: Board, door_card: bool = False) -> tuple[float, float, float]:
         """(my side's objective distance, opponents' team distance, public distance).
@@ -329,7 +327,7 @@ def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> f
     return s
 
 
-def quiet_tunnel(ctx: Ctx, info: Any, gain: float, pub_delta: float) -> bool:
+def quiet_tunnel(ctx: Ctx, info: PathInfo | None, gain: float, pub_delta: float) -> bool:
     """A classic saboteur's tunnel that changes no distance, true or public."""
     return (
         ctx.kind == "saboteur"
@@ -341,7 +339,7 @@ def quiet_tunnel(ctx: Ctx, info: Any, gain: float, pub_delta: float) -> bool:
     )
 
 
-def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     """What the fit-aware route length adds to a re-ranked placement's score: the fit
     gain minus the plain gain already counted (classic diggers only)."""
     if not FIT_W or ctx.expansion or ctx.kind != "digger":
@@ -350,7 +348,7 @@ def fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
     return FIT_W * 10.0 * (ctx.fit_gain(board, card) - gain)
 
 
-def sab_fit_bonus(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def sab_fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     """What the fit-aware block adds beyond the plain block (classic saboteurs only)."""
     if not SAB_FIT_W or ctx.expansion or ctx.kind != "saboteur":
         return 0.0
@@ -391,7 +389,7 @@ def sab_fit_rescore(
     return {i: base[i] + sab_fit_bonus(ctx, moves[i]) for i in top}
 
 
-def openness(board: Board, x: int, y: int, placed: Any) -> float:
+def openness(board: Board, x: int, y: int, placed: Placed) -> float:
     """Bonus for a placed card's conducting exits into empty cells: more open ends near
     the front means more of the next cards will fit (east counts most)."""
     from core.ai.cards import DIRS

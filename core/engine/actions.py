@@ -23,7 +23,7 @@ EV_TOOL_BROKEN = EventCode.TOOL_BROKEN
 EV_TOOL_REPAIRED = EventCode.TOOL_REPAIRED
 
 
-Out = list[dict[str, Any]]
+Out = list[dict[str, object]]
 CARD = ("card", FieldKind.TEXT)
 SEAT = ("target_seat", FieldKind.INT)
 X, Y = ("x", FieldKind.INT), ("y", FieldKind.INT)
@@ -109,7 +109,7 @@ declare(
 # ------------------------------------------------------------------ break_tool
 
 
-def _break(t: Turn, m: dict[str, Any], idx: int) -> None:
+def _break(t: Turn, m: dict[str, object], idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     cid = CARD_LIST[idx].id
     if cid in t.front(s):
@@ -147,7 +147,7 @@ declare(
 # ------------------------------------------------------------------ repair_tool
 
 
-def _repair(t: Turn, m: dict[str, Any], idx: int) -> None:
+def _repair(t: Turn, m: dict[str, object], idx: int) -> None:
     s = target(t.state, m)
     tool = m["tool"]
     c = CARD_LIST[idx]

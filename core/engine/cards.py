@@ -54,10 +54,10 @@ class CardDef:
         return self.category == "path"
 
 
-def read_data(name: str) -> dict[str, Any]:
+def read_data(name: str) -> dict[str, object]:
     """A JSON file packaged with the engine (under `core/engine/data/`)."""
     text = resources.files("core.engine").joinpath(f"data/{name}").read_text("utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, object] = json.loads(text)
     return data
 
 

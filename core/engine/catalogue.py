@@ -41,7 +41,7 @@ TABLE_CHARS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"\\')
 
 def engine_part(raw: dict[str, Any]) -> dict[str, Any]:
     """The part of a cards.json the engine reads, in a canonical form."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for box, _ in BOXES:
         part = raw[box]
         out[box] = {
@@ -54,7 +54,7 @@ def engine_part(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def fingerprint(raw: dict[str, Any]) -> str:
+def fingerprint(raw: dict[str, object]) -> str:
     """The version of a catalogue: 12 hex digits of the sha256 of what the engine reads."""
     text = json.dumps(engine_part(raw), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
@@ -97,7 +97,7 @@ class Catalogue:
         "width",
     )
 
-    def __init__(self, raw: dict[str, Any], version: str | None = None) -> None:
+    def __init__(self, raw: dict[str, object], version: str | None = None) -> None:
         try:
             self.version = version or fingerprint(raw)
             self._build(raw)
@@ -249,7 +249,7 @@ def resolve(version: object) -> Catalogue:
     return cat
 
 
-def kept(version: str) -> dict[str, Any] | None:
+def kept(version: str) -> dict[str, object] | None:
     """The kept catalogue file of that version, if the engine ships one."""
     name = f"{version}.json"
     if not resources.files("core.engine").joinpath(f"data/catalogues/{name}").is_file():

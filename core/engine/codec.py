@@ -27,7 +27,7 @@ SCHEMA = 2
 SCHEMA1_CATALOGUE = "697b065de483"
 
 
-def state_to_json(state: GameState) -> dict[str, Any]:
+def state_to_json(state: GameState) -> dict[str, object]:
     rs = state.rs
     b = rs.board
     cat = state.catalogue
@@ -83,7 +83,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
     }
 
 
-def state_from_json(d: dict[str, Any]) -> GameState:
+def state_from_json(d: dict[str, object]) -> GameState:
     """The state `state_to_json` wrote (schema 2) or an earlier release did (schema 1).
 
     Raises StateError (a ValueError) for anything else, CatalogueError (a StateError)

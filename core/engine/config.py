@@ -41,16 +41,12 @@ class GameConfig:
     tournament: bool = False
     bounded_board: bool = False
 
-    def options(self) -> dict[str, Any]:
+    def options(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name in OPTION_NAMES}
 
     @property
     def expansion(self) -> bool:
         return self.edition == "expansion"
-
-    @property
-    def has_selfish(self) -> bool:
-        return self.selfish_dwarf or self.tournament
 
     @classmethod
     def from_options(

@@ -20,7 +20,7 @@ EV_ROUND_STARTED = EventCode.ROUND_STARTED
 EV_STOLE = EventCode.STOLE
 
 
-Events = list[dict[str, Any]]
+Events = list[dict[str, object]]
 
 
 def end_round(
@@ -89,7 +89,7 @@ def steal(
         gold[target] -= 1
         gold[seat] += 1
     seq = state.seq + 1
-    ev: dict[str, Any] = {"seq": seq, "seat": seat, "code": EV_STOLE, "target_seat": target}
+    ev: dict[str, object] = {"seq": seq, "seat": seat, "code": EV_STOLE, "target_seat": target}
     if timeout:
         ev["timeout"] = True
     events: Events = [ev]
@@ -108,7 +108,7 @@ def steal(
     return _after_round(state, events)
 
 
-def _steal_moves(state: GameState, seat: int) -> list[dict[str, Any]]:
+def _steal_moves(state: GameState, seat: int) -> list[dict[str, object]]:
     targets = [s for s in range(state.n) if s != seat and state.gold[s] > 0]
     if not targets:
         return [{"type": "steal", "target_seat": None}]
@@ -133,7 +133,7 @@ declare(
 
 
 def _ready(
-    state: GameState, seat: int, m: dict[str, Any], timeout: bool
+    state: GameState, seat: int, m: dict[str, object], timeout: bool
 ) -> tuple[GameState, Events]:
     if seat in state.ready:
         raise IllegalMove(Reason.ALREADY_READY)
@@ -171,7 +171,7 @@ def next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
     return evolve(state, log=state.log.extend(events)), events
 
 
-def _ready_moves(state: GameState, seat: int) -> list[dict[str, Any]]:
+def _ready_moves(state: GameState, seat: int) -> list[dict[str, object]]:
     return [] if seat in state.ready else [{"type": "next_round"}]
 
 

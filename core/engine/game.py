@@ -20,7 +20,7 @@ from .setup import first_start_seat, nugget_pile, start_round
 from .state import GameState, evolve
 from .turn import Turn, finish, take_cards
 
-Events = list[dict[str, Any]]
+Events = list[dict[str, object]]
 SCALAR_CODES = frozenset(LOG_FIELDS)
 PLAYING, STEALING, ROUND_OVER, FINISHED = Phase
 _HANDLERS = {t: s.handler for t, s in MOVES.items()}
@@ -74,13 +74,13 @@ def scores(state: GameState) -> list[int]:
     return list(state.gold)
 
 
-def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, Any]]:
+def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, object]]:
     """Every public entry with a seq above `since_seq` (the default includes seq 0, the
     first round's start)."""
     return [e for e in state.log.copies(0, clone) if e["seq"] > since_seq]
 
 
-def clone(e: dict[str, Any]) -> dict[str, Any]:
+def clone(e: dict[str, object]) -> dict[str, object]:
     """A copy of a log entry that shares no list with the state (callers may mutate it).
     The entries of a move (the codes with a positional form) hold scalars only."""
     if e.get("code") in SCALAR_CODES:
@@ -91,7 +91,7 @@ def clone(e: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def apply_move(state: GameState, seat: int, move: dict[str, Any]) -> tuple[GameState, Events]:
+def apply_move(state: GameState, seat: int, move: dict[str, object]) -> tuple[GameState, Events]:
     """Apply one seat's move; raise IllegalMove or MoveFormatError; never mutate `state`.
     `move` is a JSON move, or a Move `parse_move` made (then taken as it is)."""
     m = parse_move(move)

@@ -53,7 +53,7 @@ def _compile(c: str) -> tuple[Any, Any]:
     for i, (f, how) in enumerate(spec, start=3):
         enc.append(("e[%r]", "_IDX[e[%r]]", "int(e[%r])")[how] % f)
         dec.append(f"{f!r}: " + ("x[%d]", "_CARDS[x[%d]]", "bool(x[%d])")[how] % i)
-    ns: dict[str, Any] = {"_IDX": CARD_INDEX, "_CARDS": tuple(card.id for card in CARD_LIST)}
+    ns: dict[str, object] = {"_IDX": CARD_INDEX, "_CARDS": tuple(card.id for card in CARD_LIST)}
     exec(f"def enc(e, prev): return {', '.join(enc)}]", ns)
     exec(f"def dec(x, prev): return {', '.join(dec)}}}", ns)
     return ns["enc"], ns["dec"]
@@ -72,7 +72,7 @@ CARD_SLOTS = tuple(
 def renumber(items: Sequence[Any], number: Callable[[int], int]) -> list[Any]:
     """Stored entries with the card numbers of positional entries mapped by `number`
     (from one catalogue's numbering to another's); dict entries name cards by id."""
-    out: list[Any] = []
+    out: list[object] = []
     slots = CARD_SLOTS
     for x in items:
         if not isinstance(x, dict):
@@ -85,7 +85,7 @@ def renumber(items: Sequence[Any], number: Callable[[int], int]) -> list[Any]:
     return out
 
 
-def enc_entry(e: Entry, prev: int) -> Any:
+def enc_entry(e: Entry, prev: int) -> object:
     """One entry as stored; a positional entry's seq is the step from `prev`."""
     code = e.get("code")
     spec = _ENC.get(code) if isinstance(code, str) else None
@@ -135,7 +135,7 @@ class Log(Sequence[Entry]):
 
     def __init__(
         self,
-        enc: tuple[Any, ...] = (),
+        enc: tuple[object, ...] = (),
         tail: tuple[Entry, ...] = (),
         last: int | None = None,
         dec: tuple[Entry, ...] | None = None,
@@ -151,7 +151,7 @@ class Log(Sequence[Entry]):
         return cls((), tuple(entries))
 
     @classmethod
-    def from_json(cls, items: Sequence[Any]) -> Log:
+    def from_json(cls, items: Sequence[object]) -> Log:
         """The stored entries, kept encoded (they are decoded only when read)."""
         return cls(tuple(items))
 
@@ -168,7 +168,7 @@ class Log(Sequence[Entry]):
         )
 
     # ------------------------------------------------------------------ forms
-    def to_json(self) -> list[Any]:
+    def to_json(self) -> list[object]:
         """The entries as stored: the encoded prefix plus the tail, encoded once."""
         if self._tail:
             prev = self._last_seq()

@@ -54,7 +54,7 @@ def _compile(type_: str, fields: tuple[tuple[str, FieldKind], ...]) -> Any:
             ]
         lines.append(f"    out[{name!r}] = v")
     lines.append("    return out")
-    namespace: dict[str, Any] = {"Move": Move, "MoveFormatError": MoveFormatError}
+    namespace: dict[str, object] = {"Move": Move, "MoveFormatError": MoveFormatError}
     exec("\n".join(lines), namespace)
     return namespace["parse"]
 
@@ -62,7 +62,7 @@ def _compile(type_: str, fields: tuple[tuple[str, FieldKind], ...]) -> Any:
 _PARSERS = {s.type: _compile(str(s.type), s.fields) for s in SPECS}
 
 
-def parse_move(move: Any) -> Move:
+def parse_move(move: object) -> Move:
     """The move as the engine reads it (unknown fields dropped), or MoveFormatError when it
     is not a move at all (not an object, unknown type, a field missing or of the wrong
     kind).  Its legality is `apply_move`'s business."""
@@ -78,7 +78,7 @@ def parse_move(move: Any) -> Move:
     return parsed
 
 
-def legal_moves(state: GameState, seat: int | None) -> list[dict[str, Any]]:
+def legal_moves(state: GameState, seat: int | None) -> list[dict[str, object]]:
     if seat is None or not 0 <= seat < state.n:
         return []
     ph = state.phase
@@ -89,18 +89,18 @@ def legal_moves(state: GameState, seat: int | None) -> list[dict[str, Any]]:
     spec = PHASE_MOVES.get(ph)
     if spec is None or (ph != Phase.ROUND_OVER and state.rs.current != seat):
         return []
-    moves: list[dict[str, Any]] = spec.legal(state, seat)
+    moves: list[dict[str, object]] = spec.legal(state, seat)
     return moves
 
 
-def _playing_moves(state: GameState, seat: int) -> list[dict[str, Any]]:
+def _playing_moves(state: GameState, seat: int) -> list[dict[str, object]]:
     """Every legal move of the actor: each card's own moves in hand order, then the hand's
     (discards).  This is the hottest function of a simulated game."""
     rs = state.rs
     cards = rs.table.cards
     iids = rs.table.iids
     hand = rs.hands[seat]
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, object]] = []
     legal = LEGAL_BY_CARD
     for pos in hand:
         idx = cards[pos]

@@ -7,7 +7,6 @@ every table below is derived from it, never written by hand.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from . import actions, expansion, flow
 from .cards import CARD_LIST
@@ -76,7 +75,7 @@ def _spec_of(idx: int) -> MoveSpec | None:
 PLAYED_WITH: tuple[str | None, ...] = tuple(
     s.type if s else None for s in map(_spec_of, range(len(CARD_LIST)))
 )
-LEGAL_BY_CARD: tuple[Callable[..., Any] | None, ...] = tuple(
+LEGAL_BY_CARD: tuple[Callable[..., object] | None, ...] = tuple(
     s.legal if s else None for s in map(_spec_of, range(len(CARD_LIST)))
 )
 # moves made with the hand as a whole (discards), in order; moves made outside play by phase

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from .board import GOAL_CELLS, LIMIT, START_KEY, Board, in_bounds, key, unkey
 from .cards import CARD_INDEX, CARD_LIST, SYMMETRIC
@@ -83,56 +83,51 @@ KEYS = frozenset(
 )
 
 
-def _int(v: Any) -> bool:
+def _int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 class _Reader:
     """Reads one position document field by field, refusing with the field's name."""
 
-    def __init__(self, doc: Mapping[str, Any]) -> None:
+    def __init__(self, doc: Mapping[str, object]) -> None:
         self.doc = doc
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.doc.get(name, default)
 
     def integer(self, name: str, default: int, lo: int | None, hi: int | None = None) -> int:
         v = self.doc.get(name, default)
         if not _int(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
             span = f" {lo}..{hi}" if hi is not None else f" >= {lo}" if lo is not None else ""
             raise PositionError(f"{name}: {v!r} is not an integer{span}")
-        assert isinstance(v, int)
         return v
 
-    def seats(self, name: str, value: Any, n: int, *, size: int | None = None) -> list[Any]:
+    def seats(self, name: str, value: object, n: int, *, size: int | None = None) -> list[Any]:
         """A per-seat list (one item per seat)."""
         if not isinstance(value, list) or len(value) != (n if size is None else size):
             raise PositionError(f"{name}: one entry per seat ({n}) expected")
         return value
 
 
-def seat_of(name: str, v: Any, n: int) -> int:
+def seat_of(name: str, v: object, n: int) -> int:
     if not _int(v) or not 0 <= v < n:
         raise PositionError(f"{name}: no seat {v!r} (seats are 0..{n - 1})")
-    assert isinstance(v, int)
     return v
 
 
-def seat_or_none(name: str, v: Any, n: int) -> int | None:
+def seat_or_none(name: str, v: object, n: int) -> int | None:
     return None if v is None else seat_of(name, v, n)
 
 
-def card_of(name: str, v: Any, cat: Catalogue, categories: tuple[str, ...]) -> int:
+def card_of(name: str, v: object, cat: Catalogue, categories: tuple[str, ...]) -> int:
     """The engine index of a card id the catalogue has, of one of `categories`."""
     idx = CARD_INDEX.get(v) if isinstance(v, str) else None
-    if idx is None or not cat.has(v):
+    if idx is None or not isinstance(v, str) or not cat.has(v):
         raise PositionError(f"{name}: {v!r} is not a card of catalogue {cat.version}")
     if CARD_LIST[idx].category not in categories:
         raise PositionError(f"{name}: {v} is a {CARD_LIST[idx].category} card")
     return idx
 
 
-def cards_of(name: str, v: Any, cat: Catalogue) -> list[int]:
+def cards_of(name: str, v: object, cat: Catalogue) -> list[int]:
     if not isinstance(v, list):
         raise PositionError(f"{name}: a list of card ids expected")
     return [card_of(f"{name}[{i}]", c, cat, ("path", "action")) for i, c in enumerate(v)]
@@ -438,7 +433,7 @@ def _rest(left: Counter[int], placed: Counter[int], dealt: RoundState | None) ->
     return [c for p, c in enumerate(cards) if p not in taken]
 
 
-def _check_result(name: str, res: Any, n: int) -> None:
+def _check_result(name: str, res: object, n: int) -> None:
     """A round result as the engine writes it: the parts the engine reads again."""
     if not isinstance(res, dict):
         raise PositionError(f"{name}: a round result object")
@@ -450,7 +445,7 @@ def _check_result(name: str, res: Any, n: int) -> None:
             raise PositionError(f"{name}: {k} is missing")
 
 
-def position_of(state: GameState) -> dict[str, Any]:
+def position_of(state: GameState) -> dict[str, object]:
     """The position of a state, every field written (`state_from_position` reads it back
     to a state with the same cards everywhere; card instance ids and the public log are
     not part of a position)."""
@@ -459,7 +454,7 @@ def position_of(state: GameState) -> dict[str, Any]:
     cards = rs.table.cards
     ids = [c.id for c in CARD_LIST]
     removed = state.catalogue.removed if cfg.expansion else 0
-    maze: list[list[Any]] = []
+    maze: list[list[object]] = []
     for k in sorted(rs.board.cells):
         if k == START_KEY:
             continue

@@ -49,7 +49,7 @@ def _route(rs: RoundState, blocked: str | None = None) -> list[list[int]]:
     return [list(c) for c in r] if r else []
 
 
-def _base(rs: RoundState, gold_hit: bool) -> dict[str, Any]:
+def _base(rs: RoundState, gold_hit: bool) -> dict[str, object]:
     return {
         "round": rs.number,
         "roles": list(rs.roles),
@@ -60,7 +60,7 @@ def _base(rs: RoundState, gold_hit: bool) -> dict[str, Any]:
     }
 
 
-def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, Any]:
+def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, object]:
     cfg = state.config
     n = cfg.players
     roles = rs.roles
@@ -114,7 +114,7 @@ def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, Any]
     }
 
 
-def _expansion(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, Any]:
+def _expansion(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, object]:
     n = state.config.players
     roles = rs.roles
     trapped = [("TRAPPED" in rs.in_front[s]) for s in range(n)]

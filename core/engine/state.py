@@ -50,7 +50,7 @@ class GameState:
     nuggets: str  # classic nugget pile, top first, one digit per card (values 0..3)
     rs: RoundState
     log: Log  # public entries (dicts); see log.py
-    results: tuple[dict[str, Any], ...] = ()  # one per finished round (private parts inside)
+    results: tuple[dict[str, object], ...] = ()  # one per finished round (private parts inside)
     ready: frozenset[int] = frozenset()
     catalogue: Catalogue = CURRENT  # the catalogue the game is dealt from
 
@@ -63,7 +63,7 @@ class GameState:
         return self.config.players
 
 
-def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
+def _make_evolver(cls: type) -> Callable[[Any, dict[str, object]], Any]:
     """Build a field-by-field copier for `cls` (the same technique dataclasses uses for
     __init__): a move changes a handful of fields, and copying the rest slot by slot is
     several times cheaper than `dataclasses.replace`, which re-runs __init__.  Each slot is
@@ -80,7 +80,7 @@ def _make_evolver(cls: type) -> Callable[[Any, dict[str, Any]], Any]:
     lines.append("        _setters[k](new, v)")
     lines.append("    return new")
     exec("\n".join(lines), namespace)
-    fn: Callable[[Any, dict[str, Any]], Any] = namespace["evolve"]
+    fn: Callable[[Any, dict[str, object]], object] = namespace["evolve"]
     return fn
 
 
@@ -88,13 +88,13 @@ _EVOLVERS = {cls: _make_evolver(cls) for cls in (RoundState, GameState)}
 _S = TypeVar("_S", RoundState, GameState)
 
 
-def evolve(obj: _S, **changes: Any) -> _S:
+def evolve(obj: _S, **changes: object) -> _S:
     """`dataclasses.replace` for the two state classes, without re-running __init__."""
     new: _S = _EVOLVERS[type(obj)](obj, changes)
     return new
 
 
-def evolve_with(obj: _S, changes: dict[str, Any]) -> _S:
+def evolve_with(obj: _S, changes: dict[str, object]) -> _S:
     """`evolve` with the changes already in a dict (a move's scratch collects them)."""
     new: _S = _EVOLVERS[type(obj)](obj, changes)
     return new

@@ -40,12 +40,12 @@ class Turn:
         self.seq = state.seq + 1
         self.hands = list(state.rs.hands)
         self.changes: dict[str, Any] = {}
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, object]] = []
         self.draws = 1
         self.gold_hit = False
         self.timeout = timeout  # the deadline made this move (RULES §7)
 
-    def event(self, code: str, **data: Any) -> None:
+    def event(self, code: str, **data: object) -> None:
         self.events.append({"seq": self.seq, "seat": self.seat, "code": code, **data})
 
     def front(self, s: int) -> tuple[str, ...]:

@@ -41,7 +41,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
     finished = state.phase == Phase.FINISHED
     board = rs.board
     known = set(rs.known_goals[seat]) if seat is not None else set()
-    you: dict[str, Any]
+    you: dict[str, object]
     if seat is None:
         you = {
             "seat": None,

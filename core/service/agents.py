@@ -1,4 +1,4 @@
-"""Moves for seats the computer plays: ``core.ai`` when present, else a random legal move.
+"""Moves for seats the computer plays: ``core.ai``'s, or a random legal move if it fails.
 
 The seed is derived from the game id and version, so a retried timer picks the same move
 and a replay of the log never depends on which worker fired it.
@@ -12,17 +12,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from core.ai import choose_move
+
 log = logging.getLogger(__name__)
 
-Chooser = Callable[..., dict[str, Any]]
-
-
-def _load_ai() -> Chooser | None:
-    try:
-        from core.ai import choose_move
-    except ImportError:
-        return None
-    return choose_move
+Chooser = Callable[..., dict[str, object]]
 
 
 def move_seed(game_id: str, version: int) -> int:
@@ -32,19 +26,19 @@ def move_seed(game_id: str, version: int) -> int:
 
 def choose(
     view: dict[str, Any], *, level: str, seed: int, ai: Chooser | None = None
-) -> dict[str, Any] | None:
+) -> dict[str, object] | None:
     """One of ``view["legal_moves"]``; None when there is none."""
-    legal = view.get("legal_moves") or []
-    legal = [m for m in legal if m.get("type") != "take_seat_back"]
+    legal: list[dict[str, object]] = [
+        m for m in view.get("legal_moves") or [] if m.get("type") != "take_seat_back"
+    ]
     if not legal:
         return None
-    chooser = ai if ai is not None else _load_ai()
-    if chooser is not None:
-        try:
-            move = chooser(view, level=level, seed=seed)
-            if move in legal:
-                return move
-            log.warning("computer player chose a move outside legal_moves: %r", move)
-        except Exception:
-            log.exception("computer player failed; playing a random legal move")
+    chooser = ai if ai is not None else choose_move
+    try:
+        move = chooser(view, level=level, seed=seed)
+        if move in legal:
+            return move
+        log.warning("computer player chose a move outside legal_moves: %r", move)
+    except Exception:
+        log.exception("computer player failed; playing a random legal move")
     return random.Random(seed).choice(legal)

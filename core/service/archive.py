@@ -12,8 +12,8 @@ from core.service.meta import Meta
 
 
 def round_record(
-    round_no: int, result: dict[str, Any] | None, gold_before: list[int], gold_after: list[int]
-) -> dict[str, Any]:
+    round_no: int, result: dict[str, object] | None, gold_before: list[int], gold_after: list[int]
+) -> dict[str, object]:
     result = result or {}
     return {
         "round": round_no,
@@ -23,7 +23,7 @@ def round_record(
     }
 
 
-def game_record(meta: Meta, final: list[int]) -> dict[str, Any]:
+def game_record(meta: Meta, final: list[int]) -> dict[str, object]:
     top = max(final, default=0)
     chat = meta.chat_key
     return {

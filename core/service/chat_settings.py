@@ -25,7 +25,7 @@ def pref_key(chat_id: int) -> str:
 
 def snapshot(meta: Meta) -> str:
     """The settings to keep for the group, as stored."""
-    kept: dict[str, Any] = {"edition": meta.edition, "options": dict(meta.options)}
+    kept: dict[str, object] = {"edition": meta.edition, "options": dict(meta.options)}
     kept.update(
         turn_time=meta.turn_time,
         slow=meta.slow,
@@ -34,7 +34,7 @@ def snapshot(meta: Meta) -> str:
     return json.dumps(kept, separators=(",", ":"), sort_keys=True)
 
 
-def parse(raw: str | None) -> dict[str, Any] | None:
+def parse(raw: str | None) -> dict[str, object] | None:
     """The stored settings, or None when there are none (or they are unreadable)."""
     if not raw:
         return None
@@ -47,11 +47,11 @@ def parse(raw: str | None) -> dict[str, Any] | None:
 
 def overlay(
     defaults: dict[str, Any],
-    last: dict[str, Any] | None,
+    last: dict[str, object] | None,
     given: dict[str, Any],
     edition: str,
     context: Context,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A new lobby's wanted settings: the schema's ``defaults``, then the group's
     ``last`` ones that still exist and apply to ``edition``, then what the caller gave;
     slow mode brings its pace for whatever none of them chose."""

@@ -8,22 +8,32 @@ The clock's rules are ``core.service.clock``'s and the rematch lobby is
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from core import engine
-from core.service import chat_settings, clock, lobby, rematch
+from core.service import clock, lobby, rematch
 from core.service.meta import Meta, Seat
 from core.service.models import ChatKey, ServiceError, UserRef
+from core.service.moves import Moves
 from core.service.queries import Queries
-from core.service.records import MAX_ATTEMPTS, Loaded, Plan, new_game_id
-from core.store import KEEP, STORE_UNAVAILABLE, Deadline
+from core.service.records import MAX_ATTEMPTS, Loaded, Plan, Records, bump, new_game_id
+from core.service.timing import Timing
+from core.store import KEEP, Deadline
 
 log = logging.getLogger(__name__)
 
 
-class GameFlow(Queries):
+class GameFlow:
+    """Pause and resume, prompt receipts, play again."""
+
+    def __init__(self, records: Records, timing: Timing, queries: Queries, moves: Moves) -> None:
+        self.records = records
+        self.store = records.store
+        self.timing = timing
+        self.queries = queries
+        self.moves = moves
+
     # ================================================================= pause
-    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """Stop the clock (the creator, or with ``force`` a group admin): no turn
         deadline, no computer move and no move at all until ``resume``; the view says
         ``paused``. A paused game still expires when nobody touches it for the game's idle
@@ -35,15 +45,16 @@ class GameFlow(Queries):
             state = _running(loaded)
             if meta.paused:
                 return None
-            now = self.now_ms()
+            now = self.timing.now_ms()
             meta.paused = True
             meta.paused_left_ms = _time_left(loaded, now)
-            self._bump(loaded, meta)
-            return Plan(meta, state, [], self._deadline(meta, state, now), state_changed=False)
+            bump(loaded, meta)
+            deadline = self.timing.deadline(meta, state, now)
+            return Plan(meta, state, [], deadline, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide, user_id), user_id)
+        return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
         """Start the clock again: the player to act gets back the time they had left when
         the game was paused (at least ``clock.RESUME_AT_LEAST_MS``, at most a whole turn);
         a round pause goes on where it stopped; a computer seat thinks as usual."""
@@ -54,14 +65,14 @@ class GameFlow(Queries):
             state = _running(loaded)
             if not meta.paused:
                 return None
-            now = self.now_ms()
+            now = self.timing.now_ms()
             left, meta.paused_left_ms = meta.paused_left_ms, None
             meta.paused = False
             seat = engine.actor(state)
             deadline: Deadline
             if engine.phase(state) == "round_over":
                 meta.pause_until = now + (meta.round_pause_s * 1000 if left is None else left)
-                deadline = self._deadline(meta, state, now)
+                deadline = self.timing.deadline(meta, state, now)
             elif (
                 seat is not None
                 and not meta.seats[seat].by_computer
@@ -71,11 +82,11 @@ class GameFlow(Queries):
                 meta.idle_until = None  # a turn's clock again, not the paused game's expiry
                 deadline = resumed
             else:
-                deadline = self._deadline(meta, state, now, loaded.version + 1)
-            self._bump(loaded, meta)
+                deadline = self.timing.deadline(meta, state, now, loaded.version + 1)
+            bump(loaded, meta)
             return Plan(meta, state, [], deadline, state_changed=False)
 
-        return self._view(await self._mutate(game_id, decide, user_id), user_id)
+        return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
     # ====================================================== the bot's prompts
     async def prompt_delivered(self, game_id: str, version: int) -> None:
@@ -86,7 +97,7 @@ class GameFlow(Queries):
         if isinstance(version, bool) or not isinstance(version, int):
             return
         try:
-            loaded = await self._load(game_id, read_only=True)
+            loaded = await self.records.load(game_id, read_only=True)
         except ServiceError:
             return  # gone: nothing to forgive
         state, meta = loaded.state, loaded.meta
@@ -96,10 +107,10 @@ class GameFlow(Queries):
         if seat is None or meta.seats[seat].by_computer:
             return
         if clock.prompt_counts(meta, loaded.presence, version):
-            await self.store.touch(game_id, clock.PROMPT, self.now_ms())
+            await self.store.touch(game_id, clock.PROMPT, self.timing.now_ms())
 
     # ============================================================ play again
-    async def rematch(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def rematch(self, game_id: str, user_id: int) -> dict[str, object]:
         """Play again: a new lobby for the finished game's table (``core.service.rematch``)
         with the presser as its creator; their view of it. Idempotent across presses
         and workers: the first lobby is recorded on the finished game with a compare-
@@ -107,9 +118,9 @@ class GameFlow(Queries):
         the presser if they are not). Raises ServiceError ``not_finished``, ``not_seated``
         (not a player of that game), ``kicked``, ``chat_busy`` (another game opened in
         the chat meanwhile), ``already_started`` (the new game began without them)."""
-        async with self._lock(game_id):
+        async with self.records.lock(game_id):
             for _ in range(MAX_ATTEMPTS):
-                loaded = await self._load(game_id)
+                loaded = await self.records.load(game_id)
                 old = loaded.meta
                 seat = _player_of_finished(loaded, user_id)
                 if old.rematch is not None:
@@ -117,52 +128,53 @@ class GameFlow(Queries):
                     if entered is not None:
                         return entered
                 chat = old.chat_key
-                if chat is not None and (busy := await self.game_for_chat(chat)) is not None:
-                    if (await self._load(game_id)).meta.rematch == busy:
+                busy = None if chat is None else await self.queries.game_for_chat(chat)
+                if busy is not None:
+                    if (await self.records.load(game_id)).meta.rematch == busy:
                         continue  # another press recorded it meanwhile: enter that one
                     raise ServiceError("chat_busy", "this chat already has a game", game_id=busy)
-                now = self.now_ms()
+                now = self.timing.now_ms()
                 new = rematch.lobby_for(old, user_id, new_game_id(), now)
-                deadline = self._lobby_deadline(new, now)  # (sets the countdown's end)
+                deadline = self.timing.lobby_deadline(new, now)  # (sets the countdown's end)
                 if not await self.store.create(
                     new.game_id,
                     "",
                     new.to_stored(),
-                    ttl_s=self._lobby_record_ttl(),
+                    ttl_s=self.records.lobby_ttl(),
                     deadline=deadline,
                 ):
                     continue  # a game id collision: another id
                 old.rematch = new.game_id
-                self._bump(loaded, old)
+                bump(loaded, old)
                 plan = Plan(old, loaded.state, [], KEEP, state_changed=False)
-                if await self._commit(loaded, plan) is None:
+                if await self.records.commit(loaded, plan) is None:
                     await self.store.delete_game(new.game_id)  # another press won: theirs
                     continue
                 return await self._open_rematch(new, user_id)
         raise ServiceError("busy", "too many concurrent changes; try again")
 
-    async def _open_rematch(self, meta: Meta, user_id: int) -> dict[str, Any]:
+    async def _open_rematch(self, meta: Meta, user_id: int) -> dict[str, object]:
         """The new lobby is recorded: claim the chat, index its players, maybe start."""
         chat = meta.chat_key
         if chat is not None:
             await self._claim_chat(chat, meta.game_id)
-        now = self.now_ms()
+        now = self.timing.now_ms()
         for human in meta.humans():
             await self.store.add_user_game(human, meta.game_id, now)
         await self.store.touch(meta.game_id, str(user_id), now)
         if rematch.alone_with_computers(meta):
-            new = await self._mutate(meta.game_id, self._start_plan, user_id)
+            new = await self.records.mutate(meta.game_id, self.moves.start_plan, user_id)
         else:
-            new = await self._load(meta.game_id)
-        return self._view(new, user_id)
+            new = await self.records.load(meta.game_id)
+        return self.queries.render(new, user_id)
 
-    async def _enter_rematch(self, game_id: str, seat: Seat) -> dict[str, Any] | None:
+    async def _enter_rematch(self, game_id: str, seat: Seat) -> dict[str, object] | None:
         """The recorded rematch, entered by a player of the last game; None when it is no
         more (cancelled or expired: the next press opens another)."""
         assert seat.user_id is not None
         user = UserRef(seat.user_id, seat.name, seat.language)
         try:
-            loaded = await self._load(game_id)
+            loaded = await self.records.load(game_id)
         except ServiceError:
             return None
         meta = loaded.meta
@@ -171,12 +183,12 @@ class GameFlow(Queries):
         if meta.started:
             if meta.seat_of(user.user_id) is None:
                 raise ServiceError("already_started", "the new game has started")
-            return self._view(loaded, user.user_id)
+            return self.queries.render(loaded, user.user_id)
         chat = meta.chat_key
         if chat is not None and await self.store.chat_game(chat.chat_id, chat.topic_id) is None:
             await self._claim_chat(chat, game_id)  # its opener stopped before claiming it
         if meta.seat_of(user.user_id) is not None:
-            return self._view(loaded, user.user_id)
+            return self.queries.render(loaded, user.user_id)
 
         def decide(current: Loaded) -> Plan | None:
             if current.meta.seat_of(user.user_id) is not None:
@@ -186,18 +198,18 @@ class GameFlow(Queries):
                 current.meta,
                 None,
                 [],
-                self._lobby_deadline(current.meta, self.now_ms()),
+                self.timing.lobby_deadline(current.meta, self.timing.now_ms()),
                 state_changed=False,
             )
 
-        joined = await self._mutate(game_id, decide, user.user_id)
-        await self.store.add_user_game(user.user_id, game_id, self.now_ms())
-        return self._view(joined, user.user_id)
+        joined = await self.records.mutate(game_id, decide, user.user_id)
+        await self.store.add_user_game(user.user_id, game_id, self.timing.now_ms())
+        return self.queries.render(joined, user.user_id)
 
     async def _claim_chat(self, chat: ChatKey, game_id: str) -> None:
         if await self.store.bind_chat(chat.chat_id, chat.topic_id, game_id):
             return
-        existing = await self.game_for_chat(chat)
+        existing = await self.queries.game_for_chat(chat)
         if existing == game_id:
             return
         if existing is None and await self.store.bind_chat(chat.chat_id, chat.topic_id, game_id):
@@ -205,27 +217,8 @@ class GameFlow(Queries):
         await self.store.delete_game(game_id)  # someone opened a game meanwhile: theirs
         raise ServiceError("chat_busy", "this chat already has a game", game_id=existing)
 
-    # ================================================= a group's last settings
-    async def _last_settings(self, chat: ChatKey | None) -> dict[str, Any] | None:
-        if chat is None:
-            return None
-        return chat_settings.parse(await self.store.get_pref(chat_settings.pref_key(chat.chat_id)))
 
-    async def _after_commit(self, old: Loaded, new: Loaded) -> None:
-        """Also: the commit that starts a group's game keeps its settings for the group's
-        next lobby (``/new`` starts from them)."""
-        await super()._after_commit(old, new)
-        chat = new.meta.chat_key
-        if chat is None or old.state is not None or new.state is None:
-            return  # (a decision changes the loaded meta in place: compare the states)
-        try:
-            key = chat_settings.pref_key(chat.chat_id)
-            await self.store.set_pref(key, chat_settings.snapshot(new.meta))
-        except STORE_UNAVAILABLE:  # the game started; its group keeps the older settings
-            log.warning("could not keep the settings of %s for its group", new.game_id)
-
-
-def _running(loaded: Loaded) -> Any:
+def _running(loaded: Loaded) -> engine.GameState:
     """The state of a game that is being played (pause and resume), or ServiceError."""
     if loaded.meta.cancelled:
         raise ServiceError("not_found", "the game was cancelled")

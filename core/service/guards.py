@@ -23,8 +23,8 @@ import logging
 from typing import Protocol
 
 from core import engine
-from core.service.core import ServiceCore
 from core.service.models import ServiceError
+from core.service.records import Records
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +38,22 @@ class Membership(Protocol):
     async def is_member(self, chat_id: int, user_id: int) -> bool | None: ...
 
 
-class Guards(ServiceCore):
-    _membership: Membership | None = None
+class Guards:
+    """Caps and admission, asked before a lobby is opened or a seat taken."""
+
+    _membership: Membership | None = None  # closed by default: only join passes admit
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+        self.store = records.store
+        self.config = records.config
 
     def use_membership(self, membership: Membership | None) -> None:
         """Install the port that answers group membership questions (the bot's)."""
         self._membership = membership
 
     # ------------------------------------------------------------------- caps
-    async def _check_caps(self, user_id: int) -> None:
+    async def check_caps(self, user_id: int) -> None:
         """Raise ``too_many_lobbies`` / ``too_many_games`` when ``user_id`` may not open
         another game now."""
         max_lobbies, max_games = self.config.max_open_lobbies, self.config.max_open_games
@@ -55,7 +62,7 @@ class Guards(ServiceCore):
         lobbies = games = 0
         for game_id in await self.store.user_games(user_id):
             try:
-                loaded = await self._load(game_id, read_only=True)
+                loaded = await self.records.load(game_id, read_only=True)
             except ServiceError:
                 continue
             meta = loaded.meta
@@ -83,12 +90,12 @@ class Guards(ServiceCore):
     async def grant_join_pass(self, game_id: str, user_id: int) -> None:
         """Record that ``user_id`` pressed the Join button of ``game_id``'s lobby in its
         group (the caller saw the press come from that group's message)."""
-        until = self.now_ms() + self.config.join_pass_s * 1000
+        until = self.records.now_ms() + self.config.join_pass_s * 1000
         await self.store.set_adapter(game_id, f"{PASS_PREFIX}{int(user_id)}", str(until))
 
-    async def _admit(self, game_id: str, user_id: int) -> None:
+    async def admit(self, game_id: str, user_id: int) -> None:
         """Raise ``membership_required`` unless ``user_id`` may take a seat in the lobby."""
-        loaded = await self._load(game_id, read_only=True)
+        loaded = await self.records.load(game_id, read_only=True)
         meta = loaded.meta
         chat = meta.chat_key
         if chat is None or meta.open_join or meta.started or meta.cancelled:
@@ -97,7 +104,7 @@ class Guards(ServiceCore):
             return
         data = await self.store.get_adapter(game_id)
         until = data.get(f"{PASS_PREFIX}{int(user_id)}", "")
-        if until.isdigit() and int(until) > self.now_ms():
+        if until.isdigit() and int(until) > self.records.now_ms():
             return
         if self._membership is not None:
             try:

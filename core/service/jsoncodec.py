@@ -1,9 +1,8 @@
 """JSON of stored records (engine state, meta) and of the API's bodies: orjson, with the
 standard library behind it.
 
-Why: a commit encodes the state and the meta, a load of a version this worker has not seen
-decodes them, and every GET and POST encodes a view of several KB: the standard library
-took ~40 µs for a mid-game state and ~140 µs for a view, orjson ~2 and ~10 µs.
+Why: every commit, load and view goes through here, and orjson is an order of magnitude
+faster than the standard library (docs/benchmarks/hotpath.md).
 """
 
 from __future__ import annotations
@@ -16,11 +15,10 @@ import orjson
 _OPTIONS = orjson.OPT_NON_STR_KEYS  # {1: x} -> {"1": x}, as json.dumps does
 
 
-def dumps_compact(data: Any) -> bytes:
-    """Compact UTF-8 JSON bytes, for stored records and the API's bodies alike: orjson
-    (~2 µs for a mid-game state and ~10 µs for a view, against ~40 and ~140 µs with the
-    standard encoder); the standard encoder for whatever orjson refuses (an integer beyond
-    64 bits, nesting deeper than 254). Non-ASCII text is written as UTF-8, never as
+def dumps_compact(data: object) -> bytes:
+    """Compact UTF-8 JSON bytes, for stored records and the API's bodies alike: orjson; the
+    standard encoder for whatever orjson refuses (an integer beyond 64 bits, nesting deeper
+    than 254). Non-ASCII text is written as UTF-8, never as
     ``\\u`` escapes: the same JSON to any reader."""
     try:
         return orjson.dumps(data, option=_OPTIONS)
@@ -29,7 +27,7 @@ def dumps_compact(data: Any) -> bytes:
 
 
 def loads(raw: str | bytes) -> Any:
-    """Parse stored JSON: orjson (~4x faster), the standard parser for what it refuses
+    """Parse stored JSON: orjson, the standard parser for what it refuses
     (``NaN``, ``1e400``). orjson reads integers exactly up to 64 bits, which covers all the
     service writes (62-bit seeds, user ids, millisecond times)."""
     try:

@@ -5,8 +5,6 @@ Each function changes ``meta`` in place or raises ``ServiceError``; the service 
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.engine import ConfigError, GameConfig
 from core.engine.config import PLAYERS
 from core.service.lobby_settings import BY_NAME, LEVELS, Context, pace, setting
@@ -36,7 +34,7 @@ def require_creator(meta: Meta, user_id: int, force: bool = False) -> None:
         raise ServiceError("not_creator", "only the player who opened the lobby may do this")
 
 
-def check_options(edition: str, options: dict[str, Any], players: int) -> dict[str, Any]:
+def check_options(edition: str, options: dict[str, object], players: int) -> dict[str, object]:
     """Options valid for some table size this lobby can still reach (start checks again)."""
     lo, hi = limits(edition)
     error: ConfigError | None = None
@@ -95,7 +93,7 @@ def remove_computer(meta: Meta, seat: int | None) -> None:
     del meta.seats[target]
 
 
-def configure(meta: Meta, settings: dict[str, Any]) -> None:
+def configure(meta: Meta, settings: dict[str, object]) -> None:
     """Apply lobby settings (``lobby_settings.SCHEMA``): each value is checked by the
     schema, the options together by the engine for every table size still reachable."""
     require_lobby(meta)

@@ -20,7 +20,6 @@ Kind = Literal["choice", "flag", "number"]
 Where = Literal["game", "option", "setting"]
 # A lobby opened in a Telegram group, or anywhere else (the Mini App, the API, local mode).
 Context = Literal["group", "private"]
-CONTEXTS: tuple[Context, ...] = ("group", "private")
 
 LEVELS = ("easy", "normal", "hard")
 LANGUAGES = ("en", "zh-hans", "zh-hant")
@@ -41,19 +40,19 @@ class Setting:
     name: str
     kind: Kind
     where: Where
-    default: Any
+    default: object
     choices: tuple[Any, ...] = ()
     minimum: int | float | None = None
     maximum: int | float | None = None
     integer: bool = True
     nullable: bool = False
-    defaults: Mapping[Context, Any] = field(default_factory=dict)
+    defaults: Mapping[Context, object] = field(default_factory=dict)
     editions: tuple[str, ...] = EDITIONS
     offered: bool = True  # shown by the lobby front ends (others are for the API and tests)
-    choices_when: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    choices_when: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     contexts: tuple[Context, ...] = ("group", "private")
 
-    def choices_for(self, flags: Mapping[str, Any]) -> tuple[Any, ...]:
+    def choices_for(self, flags: Mapping[str, object]) -> tuple[object, ...]:
         """The choices to offer given the lobby's other settings (``flags`` by name)."""
         for flag, choices in self.choices_when.items():
             if flags.get(flag) is True:
@@ -63,13 +62,13 @@ class Setting:
     def offered_in(self, context: Context) -> bool:
         return self.offered and context in self.contexts
 
-    def default_for(self, context: Context) -> Any:
+    def default_for(self, context: Context) -> object:
         return self.defaults.get(context, self.default)
 
     def applies_to(self, edition: str) -> bool:
         return edition in self.editions
 
-    def check(self, value: Any) -> Any:
+    def check(self, value: object) -> Any:
         """The value as stored, or ServiceError ``bad_setting`` saying what is allowed."""
         if value is None:
             if self.nullable:
@@ -96,9 +95,9 @@ class Setting:
         text = f"{self.minimum} to {self.maximum}"
         return f"None or {text}" if self.nullable else text
 
-    def describe(self, context: Context) -> dict[str, Any]:
+    def describe(self, context: Context) -> dict[str, object]:
         """The setting as JSON for clients (the API's lobby settings description)."""
-        out: dict[str, Any] = {
+        out: dict[str, object] = {
             "name": self.name,
             "kind": self.kind,
             "where": self.where,
@@ -196,7 +195,7 @@ def options_for(edition: str) -> tuple[str, ...]:
     return tuple(s.name for s in OPTION_SETTINGS if s.applies_to(edition))
 
 
-def next_choice(name: str, current: Any, flags: Mapping[str, Any] | None = None) -> Any:
+def next_choice(name: str, current: object, flags: Mapping[str, object] | None = None) -> object:
     """The choice after ``current`` (round and round; the first after an unknown value):
     what a cycling lobby button sets next. ``flags``: the lobby's other settings by name
     (``{"slow": True}`` steps through slow mode's turn times)."""
@@ -207,7 +206,7 @@ def next_choice(name: str, current: Any, flags: Mapping[str, Any] | None = None)
     return choices[0]
 
 
-def pace(slow: bool, context: Context) -> dict[str, Any]:
+def pace(slow: bool, context: Context) -> dict[str, object]:
     """The turn time and rounds that come with switching slow mode on (or off: the
     context's defaults), for whichever of them the lobby's creator did not choose."""
     if slow:
@@ -215,12 +214,12 @@ def pace(slow: bool, context: Context) -> dict[str, Any]:
     return {name: BY_NAME[name].default_for(context) for name in ("turn_time", "rounds")}
 
 
-def defaults(context: Context) -> dict[str, Any]:
+def defaults(context: Context) -> dict[str, object]:
     """Every setting's default in ``context`` (what a new lobby starts from)."""
     return {s.name: s.default_for(context) for s in SCHEMA}
 
 
-def describe(context: Context) -> dict[str, Any]:
+def describe(context: Context) -> dict[str, object]:
     """The whole schema as JSON for clients, with the seat range of each edition."""
     return {
         "context": context,

@@ -59,7 +59,7 @@ class Seat:
         )
 
 
-_SEAT_DEFAULTS: dict[str, Any] = {
+_SEAT_DEFAULTS: dict[str, object] = {
     "language": None,
     "computer": False,
     "level": "normal",
@@ -76,7 +76,7 @@ class Meta:
     creator: int
     chat: list[int | None] | None = None  # [chat_id, topic_id]
     edition: str = "classic"
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, object] = field(default_factory=dict)
     max_seats: int = 10
     seats: list[Seat] = field(default_factory=list)
     turn_time: int | None = None  # seconds, None = no limit for humans
@@ -141,9 +141,8 @@ class Meta:
     def to_stored(self) -> str:
         """What the store keeps: ``m1:`` + base64(zlib(JSON, preset dictionary)).
 
-        Why: the meta JSON of a running 6-player game is ~1 KB of mostly the same keys and
-        option names as any other game's; with the dictionary it stores in ~200 B, which is
-        ~0.8 KB less Redis memory per live game (docs/benchmarks/store.md)."""
+        Why: a meta is mostly the same keys and option names as any other game's, so with
+        the dictionary it stores in a fraction of its JSON (docs/benchmarks/store.md)."""
         raw = self._json()
         if len(raw) <= PACK_ABOVE:
             return raw.decode()
@@ -234,7 +233,7 @@ class Meta:
         return self.base + seq + sum(1 for b in self.bumps if b < seq)
 
 
-def _fresh(value: Any) -> Any:
+def _fresh(value: object) -> object:
     """Fresh containers all the way down (what a JSON round trip would give)."""
     if isinstance(value, dict):
         return {k: _fresh(v) for k, v in value.items()}
@@ -245,7 +244,7 @@ def _fresh(value: Any) -> Any:
 
 # Packed form by JSON, for the metas this process last read or wrote: a move that leaves
 # the meta unchanged (most do) stores the same string again without compressing it anew
-# (~30 µs with the dictionary, per commit; issue 8). Any packed form of the same JSON reads
+# (docs/benchmarks/hotpath.md). Any packed form of the same JSON reads
 # back the same, so an entry read from another worker's commit serves as well.
 _PACKED: OrderedDict[bytes, str] = OrderedDict()
 PACKED_CACHE_SIZE = 2048  # ~1 KB of JSON each: ~2-3 MB per worker at most
@@ -266,7 +265,7 @@ PACK_ABOVE = 128  # bytes of meta JSON
 META_ZDICT_1 = Path(__file__).with_name("meta_zdict_1.json").read_bytes()
 _META_FIELDS = tuple(f.name for f in fields(Meta))
 _SEAT_FIELDS = tuple(f.name for f in fields(Seat))
-_OPTIONAL: dict[str, Any] = {
+_OPTIONAL: dict[str, object] = {
     f.name: f.default_factory() if callable(f.default_factory) else f.default
     for f in fields(Meta)
     if f.name in _META_FIELDS[_META_FIELDS.index("title") :]

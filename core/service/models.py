@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 SubmitStatus = Literal["ok", "stale", "illegal", "forbidden", "invalid"]
 TimerRole = Literal["all", "turns", "fallback"]
@@ -38,7 +38,7 @@ class SubmitResult:
     """
 
     status: SubmitStatus
-    view: dict[str, Any] | None
+    view: dict[str, object] | None
     reason: str | None = None
     message: str | None = None
 
@@ -60,7 +60,7 @@ class ServiceError(Exception):
     ``membership_required`` (a group's lobby: no proof that the user is in that group).
     """
 
-    def __init__(self, code: str, message: str = "", **details: Any) -> None:
+    def __init__(self, code: str, message: str = "", **details: object) -> None:
         super().__init__(f"{code}: {message}" if message else code)
         self.code = code
         self.message = message or code
@@ -113,7 +113,8 @@ class ServiceConfig:
     timer_interval_s: float = 0.2
     # A claimed timer whose firing worker died (or lost Redis) is retried after the lease.
     # Firing is a compare-and-set at the armed version, so a second fire is harmless: keep
-    # the lease short so a turn never waits much past its deadline (issue 8: +2 s).
+    # the lease short so a turn never waits much past its deadline
+    # (docs/benchmarks/timers.md).
     timer_lease_ms: int = 1_000
     # Which due timers this process fires (see ``Timers.run_timers``): "all" (one process,
     # or every worker alike), "turns" (the dedicated timer process: turn deadlines and

@@ -1,4 +1,4 @@
-"""Compact encoding of the committed-move log (bytes per live game, issue 4 target).
+"""Compact encoding of the committed-move log (it is kept for every live game).
 
 A log entry is ``{"seat", "move", "v"}`` or ``{"timeout": true, "v"}`` in memory; in the
 store it is a JSON array: ``[v]`` for a timeout, ``[v, seat, code, *fields]`` for a move
@@ -32,7 +32,7 @@ BOOL_FIELDS = frozenset(
 def encode(entry: dict[str, Any]) -> str:
     version = entry["v"]
     if entry.get("timeout"):
-        row: list[Any] = [version]
+        row: list[object] = [version]
     else:
         move = entry["move"]
         kind = move.get("type")
@@ -45,12 +45,12 @@ def encode(entry: dict[str, Any]) -> str:
     return json.dumps(row, separators=(",", ":"))
 
 
-def _plain(move: dict[str, Any], fields: tuple[str, ...]) -> bool:
+def _plain(move: dict[str, object], fields: tuple[str, ...]) -> bool:
     """Boolean fields hold booleans (so 0/1 decodes back to the very same move)."""
     return all(isinstance(move[f], bool) for f in fields if f in BOOL_FIELDS)
 
 
-def decode(raw: str) -> dict[str, Any]:
+def decode(raw: str) -> dict[str, object]:
     row = json.loads(raw)
     if isinstance(row, dict):  # tolerate the plain form
         return row

@@ -1,37 +1,66 @@
-"""Reads and once-only side effects of the service (views, logs, indexes, stats, dedupe)."""
+"""Reads and once-only side effects of the service (views, logs, indexes, stats, dedupe),
+and the adapters' data kept with a game."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 from core import engine
 from core.service import movelog
 from core.service.archive import chat_stats, user_stats
-from core.service.core import ServiceCore
-from core.service.models import (
-    ChatKey,
-    SeatInfo,
-    ServiceError,
-)
-from core.service.records import TOUCH_EVERY_MS
-from core.service.views import rewrite_entry
+from core.service.models import ChatKey, SeatInfo, ServiceError
+from core.service.records import TOUCH_EVERY_MS, Loaded, Records
+from core.service.views import game_view, lobby_view, rewrite_entry
 from core.store import STORE_UNAVAILABLE, Change
 
 log = logging.getLogger(__name__)
 
 
-class Queries(ServiceCore):
+class Queries:
+    """Reads: every view leaves through ``render``; presence writes are rationed here."""
+
+    def __init__(self, records: Records) -> None:
+        self.records = records
+        self.store = records.store
+        self.config = records.config
+        self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence seen
+
+    def render(self, loaded: Loaded, user_id: int | None) -> dict[str, object]:
+        """The view of ``loaded`` for ``user_id`` (a player's, or the spectators')."""
+        window = self.config.online_window_s * 1000
+        now = self.records.now_ms()
+        if loaded.state is None:
+            return lobby_view(
+                loaded.meta,
+                version=loaded.version,
+                viewer=user_id,
+                presence=loaded.presence,
+                now_ms=now,
+                window_ms=window,
+            )
+        # an idle game's deadline is its expiry, not anyone's turn running out
+        turn_deadline = None if loaded.meta.idle_until is not None else loaded.deadline_ms
+        return game_view(
+            loaded.meta,
+            loaded.state,
+            version=loaded.version,
+            viewer=user_id,
+            presence=loaded.presence,
+            deadline_ms=turn_deadline,
+            now_ms=now,
+            window_ms=window,
+        )
+
     # ================================================================= reads
-    async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def view(self, game_id: str, user_id: int | None) -> dict[str, object]:
         """The player's view, or the spectator view for anyone not seated."""
-        loaded = await self._load(game_id, read_only=True)  # views never change the meta
+        loaded = await self.records.load(game_id, read_only=True)  # views never change the meta
         if user_id is not None:  # presence as stored: a touch right after may be skipped
             seen = loaded.presence.get(str(user_id))
             if seen is not None and seen > self._touched.get((game_id, user_id), 0):
                 self._remember_touch(game_id, user_id, seen)
-        return self._view(loaded, user_id)
+        return self.render(loaded, user_id)
 
     async def version(self, game_id: str) -> int:
         """The current version only (one small read; websocket resyncs)."""
@@ -40,26 +69,26 @@ class Queries(ServiceCore):
             raise ServiceError("not_found", "no such game")
         return version
 
-    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
         """Public log entries after ``since_version`` (API.md ``GET .../log?since=V``)."""
-        loaded = await self._load(game_id)
+        loaded = await self.records.load(game_id)
         if loaded.state is None:
             return []
         entries = (rewrite_entry(loaded.meta, e) for e in engine.public_log(loaded.state))
         return [e for e in entries if e.get("version", 0) > since_version]
 
-    async def move_log(self, game_id: str) -> list[dict[str, Any]]:
+    async def move_log(self, game_id: str) -> list[dict[str, object]]:
         """The committed moves (server-side: replays, checks), live or archived."""
         raw = await self.store.read_log(game_id) or await self.store.archived_log(game_id)
         return [movelog.decode(e) for e in raw]
 
     async def seats(self, game_id: str) -> list[SeatInfo]:
         """Seat owners for adapters (e.g. whom to message); never put these in a view."""
-        loaded = await self._load(game_id)
+        loaded = await self.records.load(game_id)
         return [s.info(i) for i, s in enumerate(loaded.meta.seats)]
 
     async def chat_of(self, game_id: str) -> ChatKey | None:
-        return (await self._load(game_id)).meta.chat_key
+        return (await self.records.load(game_id)).meta.chat_key
 
     async def game_for_chat(self, chat: ChatKey) -> str | None:
         """The open lobby or game of a chat/topic (finished or expired ones are unbound)."""
@@ -67,7 +96,7 @@ class Queries(ServiceCore):
         if game_id is None:
             return None
         try:
-            loaded = await self._load(game_id)
+            loaded = await self.records.load(game_id)
         except ServiceError:
             loaded = None
         over = (
@@ -85,7 +114,7 @@ class Queries(ServiceCore):
         live = []
         for game_id in await self.store.user_games(user_id):
             try:
-                loaded = await self._load(game_id)
+                loaded = await self.records.load(game_id)
             except ServiceError:
                 await self.store.remove_user_game(user_id, game_id)
                 continue
@@ -100,7 +129,7 @@ class Queries(ServiceCore):
         a Redis round trip per GET for a flag with a 2-minute window, so the write is
         skipped when the stored presence (as this worker last saw or wrote it) is less than
         TOUCH_EVERY_MS old: ``online`` then lasts 1.5–2 minutes after the last request."""
-        now = self.now_ms()
+        now = self.records.now_ms()
         last = self._touched.get((game_id, user_id))
         if last is not None and 0 <= now - last < TOUCH_EVERY_MS:
             return
@@ -120,10 +149,10 @@ class Queries(ServiceCore):
         """Every game's changes (the bot's board updater claims each with claim_once)."""
         return self.store.listen_all()
 
-    async def stats_for_user(self, user_id: int, limit: int = 100) -> dict[str, Any]:
+    async def stats_for_user(self, user_id: int, limit: int = 100) -> dict[str, object]:
         return user_stats(user_id, await self.store.archived_for_user(user_id, limit))
 
-    async def stats_for_chat(self, chat_id: int, limit: int = 100) -> dict[str, Any]:
+    async def stats_for_chat(self, chat_id: int, limit: int = 100) -> dict[str, object]:
         return chat_stats(chat_id, await self.store.archived_for_chat(chat_id, limit))
 
     async def delete_user_data(self, user_id: int) -> int:

@@ -15,13 +15,11 @@ from collections.abc import Callable
 
 from core import engine
 from core.service import clock
-from core.service.agents import choose, move_seed
-from core.service.core import ServiceCore
-from core.service.models import (
-    ServiceError,
-    TurnWarning,
-)
-from core.service.records import Loaded, Plan, WarningHandler
+from core.service.agents import Chooser, choose, move_seed
+from core.service.models import ServiceError, TurnWarning
+from core.service.moves import Moves
+from core.service.records import Loaded, Plan, Records, WarningHandler, bump
+from core.service.timing import Timing
 from core.store import STORE_UNAVAILABLE, TIMER_TURN, TIMER_WARN, Deadline, TimerClaim
 from core.store.base import TIMER_KINDS
 
@@ -35,10 +33,23 @@ FALLBACK_BATCH = 8  # claims per fallback poll (2 workers x 8 per 0.25 s: 64 tur
 STORE_DOWN = STORE_UNAVAILABLE
 
 
-class Timers(ServiceCore):
-    fallback_fired = 0  # turn deadlines this process took over as the fallback (tests, logs)
-    _firing: set[tuple[str, int]]  # see _in_flight
-    _fire_tasks: set[asyncio.Task[None]]  # the loop's fires in progress
+class Timers:
+    """The timer loop and what a due deadline does."""
+
+    def __init__(
+        self, records: Records, timing: Timing, moves: Moves, ai: Chooser | None = None
+    ) -> None:
+        self.records = records
+        self.store = records.store
+        self.config = records.config
+        self.timing = timing
+        self.moves = moves
+        self._ai = ai
+        self._warning_handlers: list[WarningHandler] = []
+        self._firing: set[tuple[str, int]] = set()  # see _in_flight
+        self._fire_tasks: set[asyncio.Task[None]] = set()  # the loop's fires in progress
+        self.fired = 0  # timers this process fired (tests, metrics)
+        self.fallback_fired = 0  # turn deadlines taken over as the fallback (tests, logs)
 
     def on_turn_warning(self, handler: WarningHandler) -> None:
         """Call ``handler`` once (on one worker) shortly before a human's turn runs out."""
@@ -85,7 +96,7 @@ class Timers(ServiceCore):
                 busy = len(self._tasks()) >= MAX_IN_FLIGHT
                 fired = 0 if busy else await self.fire_due(wait=False)
                 fired = fired if fired >= FULL_BATCH else 0  # a full batch: more may be due
-                now = self.now_ms()
+                now = self.timing.now_ms()
                 if maintains and now - last_sweep >= SWEEP_EVERY_MS:
                     last_sweep = now
                     await self.store.sweep_timers()
@@ -138,7 +149,7 @@ class Timers(ServiceCore):
         if overdue is not None:  # after an outage everything is overdue: a busy API
             limit = min(limit, FALLBACK_BATCH)  # worker takes a share, not the backlog
         claims = await self.store.claim_due(
-            self.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
+            self.timing.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
         )
         firing = self._in_flight()
         claims = [c for c in claims if (c.game_id, c.version) not in firing]
@@ -167,18 +178,10 @@ class Timers(ServiceCore):
         its lease (the hint came due again while the fire — a slow computer move — was
         still running): it is not fired twice. So a short lease costs no duplicate work,
         and a dead process's claims are taken over soon."""
-        firing: set[tuple[str, int]] | None = getattr(self, "_firing", None)
-        if firing is None:
-            firing = set()
-            self._firing = firing
-        return firing
+        return self._firing
 
     def _tasks(self) -> set[asyncio.Task[None]]:
-        tasks: set[asyncio.Task[None]] | None = getattr(self, "_fire_tasks", None)
-        if tasks is None:
-            tasks = set()
-            self._fire_tasks = tasks
-        return tasks
+        return self._fire_tasks
 
     async def _guarded(self, claim: TimerClaim) -> None:
         """Fire one claim; a failure is logged and the claim given back (never raised)."""
@@ -186,7 +189,7 @@ class Timers(ServiceCore):
         firing = self._in_flight()
         firing.add(key)
         try:
-            await self._fire(claim)
+            await self.fire(claim)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -199,34 +202,35 @@ class Timers(ServiceCore):
         finally:
             firing.discard(key)
 
-    async def _fire(self, claim: TimerClaim) -> None:
+    async def fire(self, claim: TimerClaim) -> None:
+        """Fire one claimed deadline at the version it was armed for (stale: nothing)."""
         if claim.kind == TIMER_WARN:
             await self._warn(claim)
             return
-        async with self._lock(claim.game_id):
+        async with self.records.lock(claim.game_id):
             try:
-                loaded = await self._load(claim.game_id)
+                loaded = await self.records.load(claim.game_id)
             except ServiceError:
                 await self.store.timer_done(claim)
                 return
             if loaded.version != claim.version:
                 return  # stale: the newer commit armed its own deadline
             if loaded.state is None and not loaded.meta.cancelled:
-                if await self._commit(loaded, self._lobby_timeout(loaded)) is not None:
+                if await self.records.commit(loaded, self._lobby_timeout(loaded)) is not None:
                     self.fired += 1
                 return
             if loaded.over:  # cancelled, expired or finished: (re)do the clean-up
-                await self._close_out(loaded)
+                await self.records.close_out(loaded)
                 await self.store.timer_done(claim)
                 return
             assert loaded.state is not None
             if loaded.meta.idle_until is not None:  # nobody's turn is timed: idle expiry
                 change = self._idle_expiry(loaded)
-                if change is not None and await self._commit(loaded, change) is not None:
+                if change is not None and await self.records.commit(loaded, change) is not None:
                     self.fired += 1
                 return
             change = await self._timed_step(loaded)
-            if await self._commit(loaded, change) is not None:
+            if await self.records.commit(loaded, change) is not None:
                 self.fired += 1
 
     def _lobby_timeout(self, loaded: Loaded) -> Plan:
@@ -234,10 +238,10 @@ class Timers(ServiceCore):
         sat idle too long (expire it: status ``cancelled``, a change every worker hears,
         so whichever claims it closes the group's lobby message), or it fired early (the
         lobby's timer is re-armed without refreshing the idle time)."""
-        meta, now = loaded.meta, self.now_ms()
+        meta, now = loaded.meta, self.timing.now_ms()
         if meta.autostart_at is not None and now >= meta.autostart_at:
             try:
-                return self._start_plan(loaded)
+                return self.moves.start_plan(loaded)
             except ServiceError as exc:  # e.g. options that no longer fit: wait for people
                 log.info("auto-start of %s refused: %s", loaded.game_id, exc.code)
                 meta.autostart_at = None  # (refused before it changed anything)
@@ -247,7 +251,7 @@ class Timers(ServiceCore):
             meta.cancelled = meta.expired = True
             return Plan(meta, None, [], None, state_changed=False)
         return Plan(
-            meta, None, [], self._lobby_deadline(meta, now, idle=False), state_changed=False
+            meta, None, [], self.timing.lobby_deadline(meta, now, idle=False), state_changed=False
         )
 
     def _idle_expiry(self, loaded: Loaded) -> Plan | None:
@@ -257,11 +261,11 @@ class Timers(ServiceCore):
         under everyone. None if the deadline came early (another worker's clock): the
         claim's lease runs out and it is looked at again."""
         meta = loaded.meta
-        if meta.idle_until is None or self.now_ms() < meta.idle_until:
+        if meta.idle_until is None or self.timing.now_ms() < meta.idle_until:
             return None
         meta.cancelled = meta.expired = True
         meta.idle_until = None
-        self._bump(loaded, meta)
+        bump(loaded, meta)
         return Plan(meta, loaded.state, [], None, state_changed=False)
 
     async def _timed_step(self, loaded: Loaded) -> Plan:
@@ -271,8 +275,8 @@ class Timers(ServiceCore):
         if engine.phase(state) == "round_over":
             pending = sorted(s for s in engine.waiting_on(state) if meta.seats[s].by_computer)
             if pending:
-                return self._step(loaded, meta, pending[0], {"type": "next_round"})
-            return self._step(loaded, meta, None, None)
+                return self.moves.step(loaded, meta, pending[0], {"type": "next_round"})
+            return self.moves.step(loaded, meta, None, None)
         seat = engine.actor(state)
         if seat is not None and meta.seats[seat].by_computer:
             view = engine.view_for(state, seat)
@@ -285,22 +289,23 @@ class Timers(ServiceCore):
             )
             if move is not None:
                 try:
-                    return self._step(loaded, meta, seat, move)
+                    return self.moves.step(loaded, meta, seat, move)
                 except (engine.IllegalMove, engine.MoveFormatError):
                     log.exception("computer move refused in %s; timing out", loaded.game_id)
         if seat is not None and not meta.seats[seat].by_computer:
-            extended = clock.forgiven(meta, loaded.presence, self.now_ms())
+            extended = clock.forgiven(meta, loaded.presence, self.timing.now_ms())
             if extended is not None:  # the bot's prompt came late: no strike, more time
-                self._bump(loaded, meta)
+                bump(loaded, meta)
                 return Plan(meta, state, [], extended, state_changed=False)
-        change = self._step(loaded, meta, None, None)
+        change = self.moves.step(loaded, meta, None, None)
         if seat is not None and not meta.seats[seat].by_computer:
             record = meta.seats[seat]
             record.timeouts += 1
             if record.timeouts >= meta.takeover_after:
                 record.auto = True  # the computer plays it until the player takes it back
-                change.deadline = self._deadline(
-                    meta, change.state, self.now_ms(), loaded.version + 1
+                assert change.state is not None
+                change.deadline = self.timing.deadline(
+                    meta, change.state, self.timing.now_ms(), loaded.version + 1
                 )
         return change
 
@@ -310,7 +315,7 @@ class Timers(ServiceCore):
         if not self._warning_handlers:
             return
         try:
-            loaded = await self._load(claim.game_id, read_only=True)
+            loaded = await self.records.load(claim.game_id, read_only=True)
         except ServiceError:
             return
         deadline, meta = loaded.deadline_ms, loaded.meta
@@ -320,7 +325,7 @@ class Timers(ServiceCore):
         if seat is None or meta.seats[seat].by_computer or meta.turn_time is None:
             return
         user_id = meta.seats[seat].user_id
-        now = self.now_ms()
+        now = self.timing.now_ms()
         if user_id is None or deadline <= now:
             return
         later = clock.next_warning(meta.turn_time, deadline, now)

@@ -22,7 +22,7 @@ def iso(ms: int | None) -> str | None:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def settings_view(meta: Meta) -> dict[str, Any]:
+def settings_view(meta: Meta) -> dict[str, object]:
     lo, hi = PLAYERS.get(meta.edition, (2, 12))
     return {
         "turn_time": meta.turn_time,
@@ -42,14 +42,14 @@ def settings_view(meta: Meta) -> dict[str, Any]:
 
 def _seat_flags(
     meta: Meta, i: int, presence: dict[str, int], now_ms: int, window_ms: int
-) -> dict[str, Any]:
+) -> dict[str, object]:
     seat = meta.seats[i]
     if seat.by_computer:
         online = True
     else:
         seen = presence.get(str(seat.user_id))
         online = seen is not None and now_ms - seen <= window_ms
-    flags: dict[str, Any] = {
+    flags: dict[str, object] = {
         "name": seat.name,
         "online": online,
         "computer": seat.by_computer,
@@ -79,7 +79,7 @@ def lobby_view(
     presence: dict[str, int],
     now_ms: int,
     window_ms: int,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     seat = meta.seat_of(viewer)
     status = "cancelled" if meta.cancelled else "lobby"
     return {
@@ -130,7 +130,7 @@ def lobby_view(
     }
 
 
-def table_fields(meta: Meta) -> dict[str, Any]:
+def table_fields(meta: Meta) -> dict[str, object]:
     """The service's facts about the table in every view: the group's title, whether the
     game is paused (no deadline then), and the lobby "play again" opened once it is over."""
     return {"title": meta.title, "paused": meta.paused, "rematch": meta.rematch}
@@ -146,7 +146,7 @@ def game_view(
     deadline_ms: int | None,
     now_ms: int,
     window_ms: int,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     seat = meta.seat_of(viewer)
     view = engine.view_for(state, seat)
     view["game_id"] = meta.game_id

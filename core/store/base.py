@@ -12,7 +12,7 @@ import enum
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 DEFAULT_ARCHIVE_RETENTION_S = 90 * 24 * 3600
 DEFAULT_LEASE_MS = 1_000
@@ -222,16 +222,20 @@ class GameStore(Protocol):
     async def archive(
         self,
         game_id: str,
-        record: dict[str, Any],
+        record: dict[str, object],
         *,
         user_ids: Sequence[int],
         chat_id: int | None,
         finished_ms: int,
     ) -> None: ...
-    async def archived(self, game_id: str) -> dict[str, Any] | None: ...
+    async def archived(self, game_id: str) -> dict[str, object] | None: ...
     async def archived_log(self, game_id: str) -> list[str]: ...
-    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]: ...
-    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]: ...
+    async def archived_for_user(
+        self, user_id: int, limit: int = 100
+    ) -> list[dict[str, object]]: ...
+    async def archived_for_chat(
+        self, chat_id: int, limit: int = 100
+    ) -> list[dict[str, object]]: ...
     async def prune_archive(self, now_ms: int) -> int: ...
     async def delete_user_data(self, user_id: int) -> int: ...
 

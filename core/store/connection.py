@@ -5,7 +5,7 @@ Every topology gets the same connection class behaviour (``Checked``): the pool'
 checkout check also catches a socket reset under it, commands are packed by hiredis, and
 a write on a closed uvloop transport is a connection error. redis-py picks its own plain
 classes for ``rediss://`` and ``unix://`` URLs (and for Sentinel), which skipped all of
-that (issue 20): the classes are swapped for checked ones here, whatever the URL.
+that: the classes are swapped for checked ones here, whatever the URL.
 
 URLs (README "Several workers with Redis", CONTRACTS.md §2)::
 
@@ -75,9 +75,9 @@ class Checked(AbstractConnection):
       RST) is neither unread data nor EOF to redis-py's checkout check: it was handed out
       and failed its first command (``ConnectionError``, or uvloop's ``RuntimeError: ...
       the handler is closed``) — every idle pooled connection once, for seconds after the
-      store was back (issue 8). Its transport says it is closed, though.
-    - hiredis packs the hot commands (~75 → ~11 µs for a commit's EVALSHA with a 2 KB
-      state).
+      store was back. Its transport says it is closed, though.
+    - hiredis packs the hot commands (several times faster than redis-py's packer for a
+      commit's EVALSHA: docs/benchmarks/hotpath.md).
     - A write with nothing buffered skips redis-py's per-write ``asyncio.wait_for`` task.
     """
 
@@ -139,7 +139,7 @@ class Checked(AbstractConnection):
 
         Why: ``wait_for`` wraps every write in a new task (Python 3.11) although the write
         goes straight to the kernel and ``drain()`` returns at once; at ~2 commands per move
-        that task was a measurable share of a worker's CPU (issue 8). The write timeout
+        that task was a measurable share of a worker's CPU. The write timeout
         still applies whenever it can matter: if the write left bytes in the buffer (the
         kernel's socket buffer is full: Redis is not reading), the drain is bounded by
         ``socket_timeout`` exactly as redis-py bounds it. Errors map as in redis-py."""
@@ -205,14 +205,14 @@ class SentinelUrl:
     sentinels: list[tuple[str, int]]
     tls: bool
     redis_kwargs: dict[str, Any] = field(default_factory=dict)  # the master's connections
-    sentinel_kwargs: dict[str, Any] = field(default_factory=dict)  # the sentinels'
+    sentinel_kwargs: dict[str, object] = field(default_factory=dict)  # the sentinels'
 
 
 def is_sentinel_url(url: str) -> bool:
     return url.split("://", 1)[0].lower() in SENTINEL_SCHEMES
 
 
-def _option(name: str, value: str) -> Any:
+def _option(name: str, value: str) -> object:
     parser = URL_QUERY_ARGUMENT_PARSERS.get(name)
     if parser is None:
         return value
@@ -261,8 +261,8 @@ def parse_sentinel_url(url: str) -> SentinelUrl:
     if not path or len(path) > 2:
         raise ValueError("a Sentinel URL names the service: redis+sentinel://hosts/service[/db]")
     service = path[0]
-    redis_kwargs: dict[str, Any] = {}
-    sentinel_kwargs: dict[str, Any] = {
+    redis_kwargs: dict[str, object] = {}
+    sentinel_kwargs: dict[str, object] = {
         "socket_timeout": SENTINEL_QUERY_TIMEOUT_S,
         "socket_connect_timeout": SENTINEL_QUERY_TIMEOUT_S,
     }
@@ -296,7 +296,7 @@ def parse_sentinel_url(url: str) -> SentinelUrl:
     return SentinelUrl(service, sentinels, tls, redis_kwargs, sentinel_kwargs)
 
 
-def connect(url: str, **kwargs: Any) -> tuple[aioredis.Redis, Sentinel | None]:
+def connect(url: str, **kwargs: object) -> tuple[aioredis.Redis, Sentinel | None]:
     """The client of a URL, its pool blocking a burst (``max_connections``, ``timeout``
     in ``kwargs``), with checked connections; and the Sentinel manager, if any (the
     caller closes it with the client). URL options win over ``kwargs``, as in redis-py."""

@@ -36,9 +36,6 @@ class Fanout:
     def games(self) -> list[str]:
         return list(self._by_game)
 
-    def has_listeners(self) -> bool:
-        return bool(self._by_game or self._all)
-
     def dispatch(self, change: Change) -> None:
         for queue in self._by_game.get(change.game_id, ()):
             _put_latest(queue, change)

@@ -13,7 +13,7 @@ when to look at the game; it is written in the same pipeline as the commit, and 
 claims a hint re-checks the game's hash (``CLAIM_GAME``) and fires, re-schedules to the true
 time or drops it. ``RedisStore.sweep_timers`` re-adds hints a crash or a lost write missed.
 
-Epochs (issue 20): a game's version numbers never repeat for two different states. A
+Epochs: a game's version numbers never repeat for two different states. A
 commit acknowledged by a master that dies before its replica has it is lost with its
 version number, which clients may have seen; the next commit on the promoted replica
 would reuse that number for another state. So every record remembers which master wrote
@@ -28,10 +28,10 @@ fired (COMMIT, VERSION — the change feed's resync after a failover asks it for
 listened game —, CLAIM_GAME, TIMER_DONE, RENUMBERED_FROM), not the plain load: a game is
 renumbered by its first commit, claim or version read under the new master, and a load
 before that shows the old number with the old state (a commit made on it is renumbered
-then). Why not the load too: ``INFO replication`` costs a script ~3-10 µs of Redis CPU,
-a third of a load, and every GET of a view loads.
+then). Why not the load too: ``INFO replication`` would cost a script about a third of a
+load's Redis CPU (docs/benchmarks/hotpath.md), and every GET of a view loads.
 
-Submissions (issue 20): every commit carries an id, kept with the last ``SUBMISSIONS``
+Submissions: every commit carries an id, kept with the last ``SUBMISSIONS``
 commits' versions in the record (``sb``: `` <id>:<version>`` entries, newest last). A
 retry whose first try was applied (its reply lost) finds its id and gets the version it
 got, instead of a false conflict.

@@ -12,7 +12,6 @@ import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.store.base import (
     DEFAULT_ARCHIVE_RETENTION_S,
@@ -67,7 +66,7 @@ class MemoryStore:
         self._user_games: dict[int, dict[str, int]] = {}
         self._once: dict[str, float] = {}
         self._buckets: dict[int, tuple[float, float]] = {}
-        self._archive: dict[str, tuple[dict[str, Any], list[str]]] = {}
+        self._archive: dict[str, tuple[dict[str, object], list[str]]] = {}
         self._archive_index: dict[str, int] = {}
         self._user_stats: dict[int, dict[str, int]] = {}
         self._chat_stats: dict[int, dict[str, int]] = {}
@@ -393,7 +392,7 @@ class MemoryStore:
     async def archive(
         self,
         game_id: str,
-        record: dict[str, Any],
+        record: dict[str, object],
         *,
         user_ids: Sequence[int],
         chat_id: int | None,
@@ -408,7 +407,7 @@ class MemoryStore:
         if chat_id is not None:
             self._chat_stats.setdefault(chat_id, {})[game_id] = finished_ms
 
-    async def archived(self, game_id: str) -> dict[str, Any] | None:
+    async def archived(self, game_id: str) -> dict[str, object] | None:
         entry = self._archive.get(game_id)
         return json.loads(json.dumps(entry[0])) if entry else None
 
@@ -416,14 +415,14 @@ class MemoryStore:
         entry = self._archive.get(game_id)
         return list(entry[1]) if entry else []
 
-    def _newest(self, index: dict[str, int], limit: int) -> list[dict[str, Any]]:
+    def _newest(self, index: dict[str, int], limit: int) -> list[dict[str, object]]:
         ids = sorted(index, key=lambda g: (index[g], g), reverse=True)[:limit]
         return [json.loads(json.dumps(self._archive[g][0])) for g in ids if g in self._archive]
 
-    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, object]]:
         return self._newest(self._user_stats.get(user_id, {}), limit)
 
-    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, object]]:
         return self._newest(self._chat_stats.get(chat_id, {}), limit)
 
     async def prune_archive(self, now_ms: int) -> int:

@@ -28,6 +28,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, RedisError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.maint_notifications import MaintNotificationsConfig
+from redis.typing import EncodableT
 
 from core.store import lua
 from core.store.base import (
@@ -63,7 +64,9 @@ def _deadline_args(deadline: Deadline | Keep | None) -> list[str]:
     return ["set", str(int(deadline.at_ms)), warn]
 
 
-def _evalsha(pipe: Pipeline, script: AsyncScript, keys: Sequence[str], args: Sequence[Any]) -> None:
+def _evalsha(
+    pipe: Pipeline, script: AsyncScript, keys: Sequence[str], args: Sequence[EncodableT]
+) -> None:
     pipe.evalsha(script.sha, len(keys), *keys, *args)
 
 
@@ -71,7 +74,7 @@ def _now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _str(value: Any) -> str:
+def _str(value: object) -> str:
     """Replies are ``str`` (the client decodes responses); redis-py types them loosely."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -84,7 +87,7 @@ def _str_map(values: Any) -> dict[str, str]:
     return {_str(k): _str(v) for k, v in values.items()}
 
 
-def _first_or_raise(replies: list[Any]) -> list[Any]:
+def _first_or_raise(replies: list[object]) -> list[object]:
     """The replies of a pipeline whose first command is the one that matters: its error
     is raised, the others' are logged (and stay in the list)."""
     if replies and isinstance(replies[0], Exception):
@@ -208,8 +211,8 @@ class RedisStore:
         check of a connection on checkout ("closed by the server, or unread data?"), so
         after a Redis restart *every* idle pooled connection was handed out dead and
         failed its first command — requests answered 503 and timer claims and fires
-        failed one after another for seconds after Redis was back (issue 8). With the
-        check, a dead connection is replaced before it is used.
+        failed one after another for seconds after Redis was back. With the check, a dead
+        connection is replaced before it is used.
         """
         client_kwargs["max_connections"] = int(
             client_kwargs.pop("max_connections", POOL_MAX_CONNECTIONS)
@@ -220,8 +223,8 @@ class RedisStore:
         )
         # One DriverInfo for every connection: redis-py builds one per connection by
         # default, reading the package's metadata from disk (importlib.metadata) each
-        # time, ~4 ms of CPU per new connection; a burst that grows the pool paid it
-        # hundreds of times, in the middle of the requests it was serving (issue 8).
+        # time; a burst that grows the pool paid it hundreds of times, in the middle of
+        # the requests it was serving (docs/benchmarks/hotpath.md).
         client_kwargs.setdefault("driver_info", _DRIVER_INFO)
         client_kwargs["decode_responses"] = True
         client, sentinel = connect(url, **client_kwargs)
@@ -245,7 +248,7 @@ class RedisStore:
         deadline: Deadline | None = None,
     ) -> bool:
         at = "" if deadline is None else str(int(deadline.at_ms))
-        args = [state, meta, version, int(ttl_s * 1000), at]
+        args: list[EncodableT] = [state, meta, version, int(ttl_s * 1000), at]
         member = timer_member(game_id, TIMER_TURN)
 
         def build(pipe: Pipeline) -> None:  # the record and its hint in one round trip
@@ -322,7 +325,7 @@ class RedisStore:
         submission: str | None = None,
     ) -> CommitResult:
         wait_ms = self.replica_wait_ms
-        args: list[Any] = [expected_version, state, meta, int(ttl_s * 1000)]
+        args: list[EncodableT] = [expected_version, state, meta, int(ttl_s * 1000)]
         args += _deadline_args(deadline)
         args += [self.keys.channel(), game_id, len(log_entries)]
         args += [f"p:{presence[0]}", int(presence[1])] if presence else ["", 0]
@@ -396,7 +399,7 @@ class RedisStore:
         """A losing commit's hints may be wrong: turn each into "look at the game now"
         unless a commit re-armed it meanwhile (the claim then finds the true deadline)."""
         now = _now_ms()
-        args: list[Any] = []
+        args: list[EncodableT] = []
         for member, score in hints:
             if score is None:
                 args += ["nx", member, now]
@@ -506,7 +509,12 @@ class RedisStore:
             for i in valid:
                 game_id, kind, _ = parsed[i]
                 keys = [self.keys.game(game_id)]
-                args = [kind, now_ms, lease_until, overdue_before if kind == TIMER_TURN else ""]
+                args: list[EncodableT] = [
+                    kind,
+                    now_ms,
+                    lease_until,
+                    overdue_before if kind == TIMER_TURN else "",
+                ]
                 _evalsha(pipe, self._claim_game, keys, args)
 
         try:
@@ -550,18 +558,16 @@ class RedisStore:
     async def timer_release(self, claim: TimerClaim) -> None:
         """Give back a turn claim whose firing failed: the next poll (of any worker) may
         claim it at once instead of waiting for the lease to run out."""
-        if claim.lease_until is None:
+        lease = claim.lease_until
+        if lease is None:
             return
         member = timer_member(claim.game_id, claim.kind)
 
         def build(pipe: Pipeline) -> None:
             _evalsha(
-                pipe,
-                self._timer_done,
-                [self.keys.game(claim.game_id)],
-                [claim.version, claim.lease_until],
+                pipe, self._timer_done, [self.keys.game(claim.game_id)], [claim.version, lease]
             )
-            args = ["cas", member, _now_ms(), claim.lease_until]
+            args: list[EncodableT] = ["cas", member, _now_ms(), lease]
             _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 
         await self._pipeline(build)
@@ -571,7 +577,7 @@ class RedisStore:
             _evalsha(pipe, self._timer_done, [self.keys.game(claim.game_id)], [claim.version])
             if claim.lease_until is not None:  # drop the hint unless re-armed meanwhile
                 member = timer_member(claim.game_id, claim.kind)
-                args = ["cas", member, "", claim.lease_until]
+                args: list[EncodableT] = ["cas", member, "", claim.lease_until]
                 _evalsha(pipe, self._index_fix, [self.keys.timers()], args)
 
         await self._pipeline(build)
@@ -680,7 +686,7 @@ class RedisStore:
                 while True:
                     # Blocking read (no timeout): a wake-up per notice and nothing else —
                     # a timed read set up and cancelled a timer for every notice, and every
-                    # worker receives every game's notices (issue 8). A lost connection
+                    # worker receives every game's notices. A lost connection
                     # still raises; the sockets' own resync covers a silent one.
                     message = await pubsub.get_message(timeout=None)
                     if message is None or message.get("type") != "message":
@@ -701,7 +707,7 @@ class RedisStore:
 
     def _dispatch(self, data: str) -> None:
         try:
-            payload = orjson.loads(data)  # (~1 µs; every worker parses every notice)
+            payload = orjson.loads(data)  # every worker parses every notice
             change = Change(str(payload["game_id"]), int(payload["version"]))
         except (ValueError, KeyError, TypeError):
             log.warning("ignoring malformed change notice %r", data)
@@ -720,7 +726,7 @@ class RedisStore:
     async def archive(
         self,
         game_id: str,
-        record: dict[str, Any],
+        record: dict[str, object],
         *,
         user_ids: Sequence[int],
         chat_id: int | None,
@@ -747,7 +753,7 @@ class RedisStore:
     async def archived_log(self, game_id: str) -> list[str]:
         return _strs(await self.redis.lrange(self.keys.archive_log(game_id), 0, -1))
 
-    async def _records(self, game_ids: Sequence[str]) -> list[dict[str, Any]]:
+    async def _records(self, game_ids: Sequence[str]) -> list[dict[str, object]]:
         if not game_ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -756,11 +762,11 @@ class RedisStore:
             raws = await pipe.execute()
         return [json.loads(raw) for raw in raws if raw]
 
-    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_user(self, user_id: int, limit: int = 100) -> list[dict[str, object]]:
         ids = _strs(await self.redis.zrevrange(self.keys.user_stats(user_id), 0, limit - 1))
         return await self._records(ids)
 
-    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, Any]]:
+    async def archived_for_chat(self, chat_id: int, limit: int = 100) -> list[dict[str, object]]:
         ids = _strs(await self.redis.zrevrange(self.keys.chat_stats(chat_id), 0, limit - 1))
         return await self._records(ids)
 
@@ -843,12 +849,12 @@ class RedisStore:
         return reply
 
     async def _lean(
-        self, commands: Sequence[Sequence[Any]], *, only_first: bool = False
-    ) -> list[Any]:
+        self, commands: Sequence[Sequence[object]], *, only_first: bool = False
+    ) -> list[object]:
         """Send commands in one write and read their replies, on a connection of the
         client's own pool, without redis-py's per-command machinery (retry wrapper,
-        observability hooks, response callbacks): ~110 → ~50 µs of CPU for one command
-        (issue 8: a move makes two, the GET's load and the POST's commit).
+        observability hooks, response callbacks): about half the CPU per command, and a
+        move makes two, the GET's load and the POST's commit (docs/benchmarks/hotpath.md).
 
         Only for commands whose raw reply is what the caller wants (scripts' replies,
         ZADD/ZREM counts). A connection that fails in any way mid-command is closed,
@@ -859,7 +865,7 @@ class RedisStore:
         conn = await pool.get_connection()
         try:
             await conn.send_packed_command(conn.pack_commands(commands))
-            replies: list[Any] = []
+            replies: list[object] = []
             error: ResponseError | None = None
             for _ in commands:
                 try:

@@ -29,7 +29,7 @@ from typing import Any
 
 from core import engine
 from core.service import GameService, ServiceConfig, ServiceError, UserRef
-from core.service.records import Loaded, Plan
+from core.service.records import Loaded, Plan, bump
 from core.store import STORE_UNAVAILABLE, RedisStore, lua
 from tests.load.topology import SentinelTopology
 from tests.load.verify import check_game, snapshot
@@ -95,11 +95,11 @@ async def _computer_game(service: GameService) -> str:
 
     def hand_over(loaded: Loaded) -> Plan:
         loaded.meta.seats[0].auto = True
-        service._bump(loaded, loaded.meta)
-        deadline = service._deadline(loaded.meta, loaded.state, service.now_ms())
+        bump(loaded, loaded.meta)
+        deadline = service.timing.deadline(loaded.meta, loaded.state, service.now_ms())
         return Plan(loaded.meta, loaded.state, [], deadline, state_changed=False)
 
-    await service._mutate(game_id, hand_over)
+    await service.records.mutate(game_id, hand_over)
     return game_id
 
 
@@ -111,7 +111,7 @@ async def _player(
     while not stop.is_set():
         service = workers[rng.randrange(len(workers))]
         try:
-            loaded = await service._load(game_id)
+            loaded = await service.records.load(game_id)
         except STORE_UNAVAILABLE as exc:
             run.error(exc)
             await asyncio.sleep(0.1)

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.ai.cards import ACTIONS, PATHS, mask_of, rotate
+from core.ai.cards import ACTIONS, PATHS, E, N, S, W, rotate
+
+
+def mask_of(edges: str) -> int:
+    """'NE' -> 3."""
+    return sum({"N": N, "E": E, "S": S, "W": W}[c] for c in edges)
+
 
 CARDS_JSON = Path(__file__).resolve().parents[3] / ".." / "shared" / "rules" / "cards.json"
 

@@ -571,7 +571,11 @@ def expected_classic(before: GameState, after: GameState) -> dict[str, Any]:
         for s in order:
             cards[s] = pay(pile, 3 if s == order[0] else 2)
     elif order:
-        count = len(diggers) if cfg.gold_per_digger else min(9, n - 1 if cfg.has_selfish else n)
+        count = (
+            len(diggers)
+            if cfg.gold_per_digger
+            else min(9, n - 1 if cfg.selfish_dwarf or cfg.tournament else n)
+        )
         drawn = sorted(pile[:count], reverse=True)
         for i, v in enumerate(drawn):
             cards[order[i % len(order)]].append(v)

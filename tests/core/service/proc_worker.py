@@ -45,7 +45,7 @@ async def submit(
             # a little jitter, as real players have: in lockstep the process that won one
             # commit tends to win every next one, and the others only ever see "stale"
             await asyncio.sleep(rng.random() * 0.003)
-            loaded = await service._load(game_id)
+            loaded = await service.records.load(game_id)
             state = loaded.state
             assert state is not None
             phase = engine.phase(state)

@@ -128,17 +128,17 @@ async def test_the_computer_level_is_the_tables(service: GameService) -> None:
     view = await service.configure(game_id, 1, computer_level="hard")
     assert view["settings"]["computer_level"] == "hard"
     await service.add_computer(game_id, 1)
-    meta = (await service._load(game_id)).meta
+    meta = (await service.records.load(game_id)).meta
     assert [s.level for s in meta.seats if s.computer] == ["hard", "hard"]
     assert meta.level_of(1) == "hard"  # Bo's seat, should the computer play it
     await service.add_computer(game_id, 1, "easy")  # one seat may still differ
-    assert (await service._load(game_id)).meta.level_of(4) == "easy"
+    assert (await service.records.load(game_id)).meta.level_of(4) == "easy"
     for bad in ("expert", None, 3):
         with pytest.raises(ServiceError) as err:
             await service.configure(game_id, 1, computer_level=bad)
         assert err.value.code == "bad_setting"
     local = await service.create_lobby(chat=None, creator=CY, seats=3, computers=2, level="easy")
-    meta = (await service._load(local["game_id"])).meta
+    meta = (await service.records.load(local["game_id"])).meta
     assert meta.computer_level == "easy" and [s.level for s in meta.seats] == [
         "normal",
         "easy",

@@ -185,7 +185,7 @@ async def test_computer_game_driven_by_timers_finishes(store: GameStore, clock: 
         "rounds": 0,
     }
     # the archived log replays to the final state
-    loaded = await service._load(game_id)
+    loaded = await service.records.load(game_id)
     moves = [{k: v for k, v in e.items() if k != "v"} for e in log]
     replayed = engine.replay(loaded.state.config, loaded.meta.seed, moves)
     assert engine.state_to_json(replayed) == engine.state_to_json(loaded.state)
@@ -260,7 +260,7 @@ async def test_stale_timer_claim_does_nothing(service: GameService, clock: Clock
     view = await service.view(game_id, user)
     result = await service.submit(game_id, user, view["legal_moves"][0], view["version"])
     assert result.status == "ok"
-    await service._fire(claims[0])
+    await service.timers.fire(claims[0])
     assert (await service.view(game_id, None))["version"] == view["version"] + 1
     assert all(not e.get("timeout") for e in await service.move_log(game_id))
 
@@ -285,7 +285,7 @@ async def test_concurrent_submits_in_one_process(service: GameService) -> None:
         *(service.submit(game_id, user, m, view["version"]) for m in view["legal_moves"][:5])
     )
     assert sorted(r.status for r in results) == ["ok"] + ["stale"] * (len(results) - 1)
-    assert not service._locks  # nothing left behind
+    assert not service.records.locks  # nothing left behind
 
 
 async def test_move_decided_on_a_stale_cache_loses_to_another_worker(

@@ -54,7 +54,7 @@ async def check_integrity(
     service: GameService, game_id: str, start_version: int, acks: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     log = await service.move_log(game_id)
-    loaded = await service._load(game_id)
+    loaded = await service.records.load(game_id)
     versions = [e["v"] for e in log]
     # no gaps, no duplicates, and the record's version is the last logged one
     assert versions == list(range(start_version + 1, start_version + 1 + len(log)))
@@ -199,10 +199,10 @@ async def test_timer_workers_play_a_computer_game_together(
         # as if the human had timed out: the computer plays seat 0 too
         loaded.meta.seats[0].auto = True
         loaded.meta.bumps.append(loaded.state.seq)
-        deadline = service._deadline(loaded.meta, loaded.state, service.now_ms())
+        deadline = service.timing.deadline(loaded.meta, loaded.state, service.now_ms())
         return Plan(loaded.meta, loaded.state, [], deadline, state_changed=False)
 
-    start = (await service._mutate(game_id, hand_over)).version
+    start = (await service.records.mutate(game_id, hand_over)).version
     procs = [spawn("timers", redis_url, redis_prefix, game_id, "-", "30") for _ in range(2)]
     await wait_all(procs, 60)
     assert [p.returncode for p in procs] == [0, 0]

@@ -80,7 +80,7 @@ async def three_humans(service: GameService) -> tuple[str, dict[str, Any]]:
 
 async def actor_move(service: GameService, game_id: str) -> tuple[int, dict[str, Any], int]:
     """(user id, a legal move, version) of whoever acts now."""
-    loaded = await service._load(game_id)
+    loaded = await service.records.load(game_id)
     seat = engine.actor(loaded.state)
     assert seat is not None
     user_id = loaded.meta.seats[seat].user_id
