@@ -1,8 +1,9 @@
 """Ephemeral messages: a message inside the group that one member alone sees.
 
 Bot API 10.2 added them (10.4: a ``callback_query_id`` alone names the receiver);
-python-telegram-bot 22.8 speaks Bot API 10.0, so every call goes through
-``Bot.do_api_request`` here and nowhere else. Clients document the send parameters in two
+python-telegram-bot 22.8 speaks Bot API 10.0, so every call goes through this module and
+nowhere else: sends with ``api_kwargs`` (the parameters it does not know), the newer
+methods with ``Bot.do_api_request``. Clients document the send parameters in two
 forms, top level (``receiver_user_id``, ``callback_query_id``) or one
 ``ephemeral_message_parameters`` object: the first form that works is remembered.
 
@@ -117,29 +118,28 @@ class EphemeralChannel:
         forms = [self.verified_form] if self.verified_form else [FLAT, OBJECT]
         for form in forms:
             probe = self.verified_form is None
-            body: dict[str, Any] = {
-                "chat_id": chat_id,
-                "text": PLACEHOLDER if probe else text,
-                **_params(form, receiver_user_id, callback_query_id),
-            }
-            if not probe:
-                body["parse_mode"] = ParseMode.HTML
-                if markup is not None:
-                    body["reply_markup"] = markup.to_json()
-            if thread_id is not None:
-                body["message_thread_id"] = thread_id
             await self._spend(chat_id)
             try:
-                result = await bot.do_api_request("sendMessage", api_kwargs=_json(body))
+                sent = await bot.send_message(
+                    chat_id,
+                    PLACEHOLDER if probe else text,
+                    parse_mode=None if probe else ParseMode.HTML,
+                    reply_markup=None if probe else markup,
+                    message_thread_id=thread_id,
+                    disable_web_page_preview=True,
+                    api_kwargs=_json(_params(form, receiver_user_id, callback_query_id)),
+                )
             except TelegramError as exc:
                 log.info("ephemeral send refused in %s (%s form): %s", chat_id, form, exc)
                 continue
-            message_id = _ephemeral_id(result)
+            extra = sent.api_kwargs
+            message_id = _ephemeral_id(extra)
             if message_id is None:  # posted for everyone: this server ignores the form
-                await _delete_public(bot, chat_id, result)
+                with contextlib.suppress(TelegramError):
+                    await bot.delete_message(chat_id, sent.message_id)
                 continue
-            receiver = int((result.get("receiver_user") or {}).get("id") or receiver_user_id or 0)
-            ref = EphemeralRef(chat_id, receiver, message_id)
+            receiver = (extra.get("receiver_user") or {}).get("id") or receiver_user_id or 0
+            ref = EphemeralRef(chat_id, int(receiver), message_id)
             if probe:
                 self.verified_form = form
                 await self.edit(bot, ref, text, markup)
@@ -186,12 +186,6 @@ class EphemeralChannel:
 def _json(body: dict[str, Any]) -> dict[str, Any]:
     """Objects as JSON text, as python-telegram-bot sends its own parameters."""
     return {k: json.dumps(v) if isinstance(v, dict) else v for k, v in body.items()}
-
-
-async def _delete_public(bot: Bot, chat_id: int, result: Any) -> None:
-    if isinstance(result, Mapping) and result.get("message_id"):
-        with contextlib.suppress(TelegramError):
-            await bot.delete_message(chat_id, int(result["message_id"]))
 
 
 def from_ephemeral(query: CallbackQuery) -> int | None:
