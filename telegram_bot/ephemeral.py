@@ -70,12 +70,14 @@ class EphemeralRef:
 
 
 def _params(form: str, receiver: int | None, query_id: str | None) -> dict[str, Any]:
-    found: dict[str, Any] = {}
+    """Top level: the press alone names chat and receiver (10.4), the receiver only when
+    there is no press. The object: as its clients document it, the receiver always."""
+    if form == FLAT:
+        return {"callback_query_id": query_id} if query_id else {"receiver_user_id": receiver}
+    found: dict[str, Any] = {"receiver_user_id": receiver}
     if query_id is not None:
         found["callback_query_id"] = query_id
-    if receiver is not None:
-        found["receiver_user_id"] = receiver
-    return found if form == FLAT else {"ephemeral_message_parameters": found}
+    return {"ephemeral_message_parameters": {k: v for k, v in found.items() if v is not None}}
 
 
 def _ephemeral_id(result: Any) -> int | None:

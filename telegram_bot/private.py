@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
-from telegram.constants import ChatType
+from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
@@ -109,10 +109,20 @@ async def show_my_cards(
     if chat is not None and chat.type != ChatType.PRIVATE:
         channel = channel_of(deps.extra, deps.runtime)
         text, markup = render_panel(t, deps, view, in_group=True)
-        topic = query.message.message_thread_id if isinstance(query.message, Message) else None
+        topic = (
+            query.message.message_thread_id
+            if isinstance(query.message, Message) and query.message.is_topic_message
+            else None
+        )
         try:
             ref = await channel.send(
-                context.bot, chat.id, text, markup, callback_query_id=query.id, thread_id=topic
+                context.bot,
+                chat.id,
+                text,
+                markup,
+                callback_query_id=query.id,
+                receiver_user_id=user.id,
+                thread_id=topic,
             )
         except EphemeralUnavailable as exc:
             log.info("no ephemeral hand in %s (%s): private chat", chat.id, exc)
@@ -244,8 +254,32 @@ async def submit_move(
     lines = [texts.esc(texts.played_text(t, before, move))]
     lines.extend(private_results(t, before, after))
     await show(context, deps, where, user.id, panel("\n".join(lines)))
+    if where.ref is not None:  # played in the group: the private record follows
+        await refresh_private_panel(context, deps, game_id, user.id, panel("\n".join(lines)))
     if deps.notifier is not None:
         deps.notifier.poke(game_id)
+
+
+async def refresh_private_panel(
+    context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, game_id: str, user_id: int, screen: Screen
+) -> None:
+    """Redraw the player's last private panel in place (an edit does not notify), so the
+    private chat stays the record of a move made in the group."""
+    stored = (await deps.runtime.get_game_data(game_id)).get(f"panel:{user_id}")
+    if not stored or not stored.isdigit():
+        return
+    text, markup = screen(False)
+    try:
+        await context.bot.edit_message_text(
+            text,
+            chat_id=user_id,
+            message_id=int(stored),
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            disable_web_page_preview=True,
+        )
+    except TelegramError as exc:  # gone, or not modified: the next prompt brings a new one
+        log.info("private panel not refreshed: %s", exc)
 
 
 def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]) -> list[str]:

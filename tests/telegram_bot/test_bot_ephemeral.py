@@ -1,8 +1,8 @@
 """Private cards inside the group: "My cards" answers its presser with an ephemeral message
 that no one else sees, its buttons work without ``message``, a play asks for one
 confirming press, Pass selects cards, and a server that refuses ephemeral messages sends
-the hand to the private chat instead. Transcripts of what each member sees are saved
-under ``tests/telegram_bot/transcripts/`` when ``SAVE_TRANSCRIPTS`` is set."""
+the hand to the private chat instead. ``SAVE_TRANSCRIPTS=<dir>`` saves what each member
+saw (the group as everyone sees it, as each player sees it, each private chat) as JSON."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
+from telegram_bot.ephemeral import EphemeralChannel, EphemeralRef, EphemeralUnavailable
 from telegram_bot.i18n import Translator
 from tests.telegram_bot.bot_driver import (
     assert_no_leaks,
@@ -23,9 +25,14 @@ from tests.telegram_bot.bot_driver import (
     wait_async,
 )
 from tests.telegram_bot.conftest import BotEnv
-from tests.telegram_bot.fake_bot_api import FakeBotAPI, FakeChat, FakeUser, buttons, find_button
-
-TRANSCRIPTS = Path(__file__).parent / "transcripts"
+from tests.telegram_bot.fake_bot_api import (
+    TOKEN,
+    FakeBotAPI,
+    FakeChat,
+    FakeUser,
+    buttons,
+    find_button,
+)
 
 
 async def _table(
@@ -95,9 +102,10 @@ def _kinds(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
 
 
 def _save(api: FakeBotAPI, name: str, group: FakeChat, users: list[FakeUser]) -> None:
-    if not os.environ.get("SAVE_TRANSCRIPTS"):
+    folder = os.environ.get("SAVE_TRANSCRIPTS")
+    if not folder:
         return
-    TRANSCRIPTS.mkdir(exist_ok=True)
+    Path(folder).mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {}
     for viewer in [None, *users]:
         label = "group (anyone)" if viewer is None else f"group as {viewer.first_name}"
@@ -111,7 +119,7 @@ def _save(api: FakeBotAPI, name: str, group: FakeChat, users: list[FakeUser]) ->
             {k: m.get(k) for k in ("text", "reply_markup") if m.get(k)}
             for m in api.bot_messages(u.id)
         ]
-    path = TRANSCRIPTS / f"{name}.json"
+    path = Path(folder) / f"{name}.json"
     path.write_text(json.dumps(seen, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -191,6 +199,10 @@ async def test_confirm_step_back_and_commit_on_the_ephemeral_panel(fast_env: Bot
 
     await wait_async(moved)
     assert eph["text"].startswith("✔")
+    # the private chat stays the record: its panel shows the move too
+    await api.wait_for(
+        lambda: any(m.get("text", "").startswith("✔") for m in api.bot_messages(actor.id))
+    )
     assert_no_leaks(env, None, set())
     assert not api.unanswered_queries()
     _save(api, "confirm_step", group, users)
@@ -290,3 +302,52 @@ async def test_ephemeral_messages_count_against_the_group_budget(fast_env: BotEn
     answers = [q["answer"] for q in api.callback_queries.values() if q["answer"]]
     assert any("private chat" in str(a.get("text")) for a in answers)
     assert not api.unanswered_queries()
+
+
+@pytest.mark.parametrize(
+    ("mode", "forms", "shown"),
+    [
+        ("on", {"flat", "object"}, "flat"),
+        ("on", {"object"}, "object"),
+        ("on", {"flat"}, "flat"),
+        ("refuse", {"flat", "object"}, None),
+        ("legacy", {"flat", "object"}, None),
+    ],
+)
+async def test_the_adapter_against_each_kind_of_server(
+    fake_api: FakeBotAPI, mode: str, forms: set[str], shown: str | None
+) -> None:
+    api = fake_api
+    api.ephemeral_mode, api.ephemeral_forms = mode, forms
+    ann = api.user(1, "Ann")
+    group = api.group(-5100, "Adapter")
+    async with Bot(TOKEN, base_url=api.base_url) as bot:
+        board = await bot.send_message(group.id, "board")
+        board_dict = api.messages[(group.id, board.message_id)]
+        update = ann.callback_update(board_dict, "Y:g:0")
+        qid = update["callback_query"]["id"]
+        channel = EphemeralChannel()
+        markup = InlineKeyboardMarkup([[InlineKeyboardButton("x", callback_data="h:g:1")]])
+        if shown is None:
+            with pytest.raises(EphemeralUnavailable):
+                await channel.send(bot, group.id, "secret", markup, callback_query_id=qid)
+            assert not api.ephemeral
+            assert [m["text"] for m in api.bot_messages(group.id)] == ["board"]
+            assert not channel.available(group.id)  # not asked again for a while
+            return
+        ref = await channel.send(
+            bot, group.id, "secret", markup, callback_query_id=qid, receiver_user_id=ann.id
+        )
+        assert channel.verified_form == shown
+        msg = api.ephemeral[(group.id, ref.message_id)]
+        assert ref.receiver_user_id == ann.id and msg["text"] == "secret"
+        assert [m["text"] for m in api.bot_messages(group.id)] == ["board"]  # none public
+        again = await channel.send(bot, group.id, "second", None, receiver_user_id=ann.id)
+        sends = [c for c in api.calls if c.method == "sendMessage" and c.ephemeral]
+        assert sends[-1].params.get("text") == "second"  # verified: no placeholder now
+        await channel.edit(bot, ref, "secret 2", None)
+        await channel.edit(bot, ref, "secret 2", None)  # unchanged: fine
+        assert api.ephemeral[(group.id, ref.message_id)]["text"] == "secret 2"
+        assert await channel.delete(bot, ref) and await channel.delete(bot, again)
+        assert not api.ephemeral
+        assert EphemeralRef.decode(ref.encode()) == ref and EphemeralRef.decode("x") is None

@@ -124,3 +124,33 @@ def test_plays_ask_to_confirm_and_pass_is_on_the_first_screen() -> None:
     assert toggles == ["d:g1:4:0", "d:g1:4:2", "d:g1:4:4"]
     commit = [b for row in screen.inline_keyboard for b in row if b.text.startswith("✔")]
     assert [b.callback_data for b in commit] == ["m:g1:4:2"]
+
+
+def test_saboteur2_selection_offers_each_discard_that_matches() -> None:
+    t = Translator("en")
+    pairs = [["h1", "h2"], ["h1", "h3"], ["h2", "h3"]]
+    moves: list[dict[str, Any]] = [{"type": "discard", "cards": [c]} for c in ("h1", "h2", "h3")]
+    moves += [{"type": "discard", "cards": p} for p in pairs]
+    moves += [{"type": "discard", "cards": ["h1", "h2", "h3"]}]
+    moves += [{"type": "discard_to_remove", "cards": p, "remove": "TRAPPED"} for p in pairs]
+    view = _player_view(moves)
+
+    def commits(mask: int) -> list[tuple[str, str]]:
+        screen = kb.discard_keyboard(t, view, mask)
+        return [
+            (b.text, str(b.callback_data))
+            for row in screen.inline_keyboard
+            for b in row
+            if b.text.startswith("✔")
+        ]
+
+    assert commits(0) == []
+    assert commits(0b001) == [("✔ Discard 1 card", "m:g1:4:0")]
+    two = commits(0b011)
+    assert [text for text, _ in two] == ["✔ Discard 2 cards", "✔ Discard 2, remove Trapped!"]
+    assert [data for _, data in two] == ["m:g1:4:3", "m:g1:4:7"]
+    assert commits(0b111) == [("✔ Discard 3 cards", "m:g1:4:6")]
+    # toggles add and remove (Saboteur 2 selects several)
+    screen = kb.discard_keyboard(t, view, 0b011)
+    toggles = [b.callback_data for b in screen.inline_keyboard[0] + screen.inline_keyboard[1]]
+    assert toggles == ["d:g1:4:2", "d:g1:4:1", "d:g1:4:7"]
