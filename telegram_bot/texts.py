@@ -436,7 +436,8 @@ def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> st
 
 def confirm_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
     """The question of the confirm step: the whole move in words, card included."""
-    return "👉 <b>" + esc(played_text(t, view, move).removeprefix("✔ ")) + "</b> ?"
+    move_text = "<b>" + esc(played_text(t, view, move).removeprefix("✔ ")) + "</b>"
+    return "👉 " + t.gettext("{move}?", move=move_text)
 
 
 def discard_prompt(t: Translator, view: dict[str, Any]) -> str:
