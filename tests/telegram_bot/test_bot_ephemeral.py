@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from pathlib import Path
 from typing import Any
 
@@ -351,3 +352,58 @@ async def test_the_adapter_against_each_kind_of_server(
         assert await channel.delete(bot, ref) and await channel.delete(bot, again)
         assert not api.ephemeral
         assert EphemeralRef.decode(ref.encode()) == ref and EphemeralRef.decode("x") is None
+
+
+async def _turn_in_group(env: BotEnv, group: FakeChat, user: FakeUser, rng: random.Random) -> None:
+    """One turn played entirely on the in-group panel: a card, a play, Confirm — or Pass,
+    one card selected, Discard."""
+    eph = await _my_cards(env, group, user)
+    assert eph is not None
+    cards, passing = _kinds(eph, "c"), _kinds(eph, "d")
+    direct = _kinds(eph, "p") + _kinds(eph, "m")
+    if direct and not cards:
+        choice = rng.choice(direct)
+    elif cards and (not passing or rng.random() < 0.8):
+        card = rng.choice(cards)
+        eph = await _press(env, user, eph, lambda b: b == card)
+        choice = rng.choice(_kinds(eph, "p") + _kinds(eph, "m"))
+    else:
+        eph = await _press(env, user, eph, lambda b: b == passing[0])
+        toggle = rng.choice(_kinds(eph, "d"))
+        eph = await _press(env, user, eph, lambda b: b == toggle)
+        choice = _kinds(eph, "m")[0]
+    if callback_parts(choice)[0] == "p":
+        eph = await _press(env, user, eph, lambda b: b == choice)
+        choice = find_button(eph, "Confirm")
+    await _press(env, user, eph, lambda b: b == choice)
+
+
+async def test_turns_played_in_the_group_show_nothing_to_the_others(fast_env: BotEnv) -> None:
+    env, api = fast_env, fast_env.api
+    group = api.group(-5007, "Whole table")
+    game_id, users = await _table(env, group, ["Ann", "Ben", "Cat", "Dee"])
+    rng = random.Random(5)
+    # four turns: python-telegram-bot's own limiter keeps Telegram's real 20 per minute
+    # per group (the fast budget of these tests aside), and it counts these messages too
+    for _ in range(4):
+        sv = await env.service.view(game_id, None)
+        if sv["status"] != "playing":
+            break
+        actor, version = await _actor(env, game_id, users)
+        await _turn_in_group(env, group, actor, rng)
+
+        async def moved(v: int = version) -> bool:
+            return int((await env.service.view(game_id, None))["version"]) > v
+
+        await wait_async(moved)
+    # every hand went to its owner alone; the others' view of the group holds no role
+    words = role_words()
+    for viewer in users:
+        for m in api.transcript(group.id, viewer.id):
+            if m.get("receiver_user", {}).get("id") == viewer.id:
+                continue
+            text = str(m.get("text") or m.get("caption") or "")
+            assert not any(w in text for w in words), (viewer.first_name, text)
+    assert {m["receiver_user"]["id"] for m in api.ephemeral.values()} <= {u.id for u in users}
+    assert_no_leaks(env, None, set())
+    assert not api.unanswered_queries()
