@@ -11,8 +11,10 @@ Privacy before speed: a server that does not know the parameters posts the messa
 everyone. So until a server has once answered with an ephemeral message, the first send
 carries a neutral placeholder, which is deleted at once when it came back public, and the
 private text follows by ``editEphemeralMessageText`` only once the message is known to be
-ephemeral. Any refusal raises ``EphemeralUnavailable``: the caller falls back to the
-private chat, which stays the reliable record.
+ephemeral (a verified process sends the text at once; should a send still come back
+public, it is deleted and the process probes again). Any refusal raises
+``EphemeralUnavailable``: the caller falls back to the private chat, which stays the
+reliable record.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any, Protocol
 
 from telegram import Bot, CallbackQuery, InlineKeyboardMarkup
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 log = logging.getLogger(__name__)
 
@@ -131,20 +133,29 @@ class EphemeralChannel:
                     disable_web_page_preview=True,
                     api_kwargs=_json(_params(form, receiver_user_id, callback_query_id)),
                 )
-            except TelegramError as exc:
+            except (BadRequest, Forbidden) as exc:
                 log.info("ephemeral send refused in %s (%s form): %s", chat_id, form, exc)
                 continue
+            except TelegramError as exc:  # flood control, network: not a refusal
+                raise EphemeralUnavailable(str(exc)) from exc
             extra = sent.api_kwargs
             message_id = _ephemeral_id(extra)
             if message_id is None:  # posted for everyone: this server ignores the form
                 with contextlib.suppress(TelegramError):
                     await bot.delete_message(chat_id, sent.message_id)
+                if not probe:  # the server changed under us: probe again from now on
+                    log.warning("ephemeral message came back public in %s; deleted", chat_id)
+                    self.verified_form = None
                 continue
             receiver = (extra.get("receiver_user") or {}).get("id") or receiver_user_id or 0
             ref = EphemeralRef(chat_id, int(receiver), message_id)
             if probe:
                 self.verified_form = form
-                await self.edit(bot, ref, text, markup)
+                try:
+                    await self.edit(bot, ref, text, markup)
+                except EphemeralUnavailable:
+                    await self.delete(bot, ref)  # no bare placeholder left behind
+                    raise
             return ref
         self.refused[chat_id] = time.monotonic()
         raise EphemeralUnavailable(f"chat {chat_id}")

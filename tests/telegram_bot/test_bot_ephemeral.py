@@ -407,3 +407,25 @@ async def test_turns_played_in_the_group_show_nothing_to_the_others(fast_env: Bo
     assert {m["receiver_user"]["id"] for m in api.ephemeral.values()} <= {u.id for u in users}
     assert_no_leaks(env, None, set())
     assert not api.unanswered_queries()
+
+
+async def test_a_server_that_stops_hiding_them_is_caught(fake_api: FakeBotAPI) -> None:
+    """A verified process whose server is replaced by an older one: the message that came
+    back public is deleted at once, and the next sends probe with the placeholder again."""
+    api = fake_api
+    ann = api.user(1, "Ann")
+    group = api.group(-5101, "Downgrade")
+    async with Bot(TOKEN, base_url=api.base_url) as bot:
+        channel = EphemeralChannel()
+        await channel.send(bot, group.id, "first", None, receiver_user_id=ann.id)
+        assert channel.verified_form == "flat"
+        api.ephemeral_mode = "legacy"
+        with pytest.raises(EphemeralUnavailable):
+            await channel.send(bot, group.id, "second", None, receiver_user_id=ann.id)
+        assert channel.verified_form is None
+        assert api.bot_messages(group.id) == []  # the public copy is gone
+        api.ephemeral_mode = "on"
+        channel.refused.clear()
+        await channel.send(bot, group.id, "third", None, receiver_user_id=ann.id)
+        sends = [c for c in api.calls if c.method == "sendMessage" and c.ephemeral]
+        assert sends[-1].params["text"] == "🂠"  # probing again
