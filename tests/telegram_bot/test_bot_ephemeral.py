@@ -37,12 +37,17 @@ from tests.telegram_bot.fake_bot_api import (
 
 
 async def _table(
-    env: BotEnv, group: FakeChat, names: list[str], **settings: Any
+    env: BotEnv,
+    group: FakeChat,
+    names: list[str],
+    *,
+    thread_id: int | None = None,
+    **settings: Any,
 ) -> tuple[str, list[FakeUser]]:
     users = [env.api.user(i + 1, n) for i, n in enumerate(names)]
     for u in users:
         u.press_start()
-    game_id = await open_lobby(env, group, users[0])
+    game_id = await open_lobby(env, group, users[0], thread_id=thread_id)
     for u in users[1:]:
         await join(env, game_id, group, u)
     await env.service.configure(game_id, users[0].id, rounds=1, turn_time=None, **settings)
@@ -383,6 +388,7 @@ async def test_turns_played_in_the_group_show_nothing_to_the_others(fast_env: Bo
     group = api.group(-5007, "Whole table")
     game_id, users = await _table(env, group, ["Ann", "Ben", "Cat", "Dee"])
     rng = random.Random(5)
+    turns = 0
     # four turns: python-telegram-bot's own limiter keeps Telegram's real 20 per minute
     # per group (the fast budget of these tests aside), and it counts these messages too
     for _ in range(4):
@@ -391,6 +397,7 @@ async def test_turns_played_in_the_group_show_nothing_to_the_others(fast_env: Bo
             break
         actor, version = await _actor(env, game_id, users)
         await _turn_in_group(env, group, actor, rng)
+        turns += 1
 
         async def moved(v: int = version) -> bool:
             return int((await env.service.view(game_id, None))["version"]) > v
@@ -405,6 +412,10 @@ async def test_turns_played_in_the_group_show_nothing_to_the_others(fast_env: Bo
             text = str(m.get("text") or m.get("caption") or "")
             assert not any(w in text for w in words), (viewer.first_name, text)
     assert {m["receiver_user"]["id"] for m in api.ephemeral.values()} <= {u.id for u in users}
+    # what a turn played in the group costs the group's budget: My cards, the card's plays,
+    # the question, the result (the first press of a process probes once more)
+    writes = [c for c in api.group_calls() if c.ephemeral and c.ok]
+    assert turns == 4 and len(writes) <= 4 * turns + 1, len(writes)
     assert_no_leaks(env, None, set())
     assert not api.unanswered_queries()
 
@@ -429,3 +440,12 @@ async def test_a_server_that_stops_hiding_them_is_caught(fake_api: FakeBotAPI) -
         await channel.send(bot, group.id, "third", None, receiver_user_id=ann.id)
         sends = [c for c in api.calls if c.method == "sendMessage" and c.ephemeral]
         assert sends[-1].params["text"] == "🂠"  # probing again
+
+
+async def test_in_a_forum_topic_the_hand_shows_in_that_topic(fast_env: BotEnv) -> None:
+    env, api = fast_env, fast_env.api
+    group = api.group(-5008, "Guild hall", forum=True)
+    _game_id, users = await _table(env, group, ["Ann", "Ben", "Cat"], thread_id=77)
+    eph = await _my_cards(env, group, users[2])
+    assert eph is not None and eph.get("message_thread_id") == 77
+    assert not api.unanswered_queries()
