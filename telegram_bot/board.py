@@ -1,4 +1,4 @@
-"""The group board's "my secrets" button and the callback router.
+"""The group board's "my secrets" and "My cards" buttons, and the callback router.
 
 An alert (``show_alert=True``) is seen only by the presser: the one place a group button
 may answer with private facts. It holds at most 200 characters, so it is shortened and
@@ -24,7 +24,7 @@ from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.i18n import Translator
 from telegram_bot.kick import on_kick_button
 from telegram_bot.lobby import on_lobby
-from telegram_bot.private import on_private
+from telegram_bot.private import on_private, show_my_cards
 
 log = logging.getLogger(__name__)
 ALERT_MAX = 200
@@ -40,11 +40,11 @@ def secrets_alert(t: Translator, view: dict) -> str:
 
 async def resolve_game(update: Update, deps: BotDeps, prefix: str) -> str | None:
     """The full game id of a callback: the chat's game in a group, the user's in private."""
-    chat = update.effective_chat
+    chat = update.effective_chat  # None for a press on an ephemeral message
     user = update.effective_user
-    if chat is None or user is None:
+    if user is None:
         return None
-    if chat.type != ChatType.PRIVATE:
+    if chat is not None and chat.type != ChatType.PRIVATE:
         game_id = await deps.port.game_for_chat(chat_key(update))
         if game_id is not None and cb.matches(game_id, prefix):
             return game_id
@@ -93,13 +93,16 @@ async def _route(update: Update, context: ContextTypes.DEFAULT_TYPE, deps: BotDe
             return
         await _answer(query, secrets_alert(t, view), alert=True)
         return
+    if data.kind == cb.MY_CARDS:
+        await show_my_cards(update, context, game_id, t)
+        return
     if data.kind == cb.LOBBY:
         await on_lobby(update, context, game_id, data, t)
         return
     if data.kind == cb.KICK:
         await on_kick_button(update, context, game_id, data, t)
         return
-    if data.kind in (cb.CARD, cb.MOVE, cb.HAND, cb.REFRESH):
+    if data.kind in (cb.CARD, cb.MOVE, cb.HAND, cb.REFRESH, cb.PREVIEW, cb.DISCARD, cb.CLOSE):
         await on_private(update, context, game_id, data, t)
         return
     await _answer(query)

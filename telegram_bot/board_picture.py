@@ -7,6 +7,8 @@ player's view with ``you``, roles or hands produces the very same bytes.
 Sized for a phone in a chat: at most ``PICTURE_MAX_SIDE`` px on the long side, the maze
 cropped to the cards in play plus a margin (start and goals always in), drawn at twice the
 size and scaled down for smooth edges, then sent as PNG or JPEG, whichever is smaller.
+The maze's rim is labelled with ``core.cells`` names (row letters on the left, column
+numbers on top), the names the bot's buttons and log lines use ("Place … at F3").
 Rendering is CPU work: ``render_board_async`` runs it in a thread and caches per version.
 """
 
@@ -25,6 +27,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from core import look
+from core.cells import column_name, row_name
 from core.look import CARD_H, CARD_W, COLOURS
 from telegram_bot import card_art
 from telegram_bot.fonts import Font, load_font, printable
@@ -139,22 +142,23 @@ class _Layout:
             gap = look.CARD_GAP * cw / CARD_W
             pitch_x, pitch_y = cw + gap, cw * CARD_H / CARD_W + gap
             pad = max(8.0, cw * 0.15)
-            width = max(ncols * pitch_x + 2 * pad, 560.0)
+            rim = max(30.0, cw * 0.48)  # the gutter of the row and column names
+            width = max(ncols * pitch_x + 2 * pad + rim, 560.0)
             self.font_px = max(22, min(30, round(width / 34)))
             row_h = self.font_px * 1.75
             cols = max(1, min(players, int(width // (self.font_px * 13))))
             rows = math.ceil(players / cols) if players else 0
             header = self.font_px * 1.9
-            height = nrows * pitch_y + 2 * pad + header + rows * row_h + pad
+            height = nrows * pitch_y + 2 * pad + rim + header + rows * row_h + pad
             if max(width, height) <= look.PICTURE_MAX_SIDE or cw <= 24:
                 break
             cw -= 2
-        self.ss, self.cw, self.gap, self.pad = ss, cw, gap, pad
+        self.ss, self.cw, self.gap, self.pad, self.rim = ss, cw, gap, pad, rim
         self.pitch_x, self.pitch_y = pitch_x, pitch_y
         self.width, self.height = math.ceil(width), math.ceil(height)
-        self.board_left = (width - ncols * pitch_x) / 2 + gap / 2
-        self.board_top = pad + gap / 2
-        self.strip_top = nrows * pitch_y + 2 * pad
+        self.board_left = rim + (width - rim - ncols * pitch_x) / 2 + gap / 2
+        self.board_top = pad + rim + gap / 2
+        self.strip_top = nrows * pitch_y + 2 * pad + rim
         self.header, self.row_h, self.cols, self.rows = header, row_h, cols, rows
 
     def cell(self, x: int, y: int) -> tuple[float, float]:
@@ -204,6 +208,38 @@ def _draw_board(
             elif any((x + dx, y + dy) in occupied for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))):
                 card_art.draw_empty(pen)
     _draw_route(img, draw, pub["route"], lay, s)
+    _draw_rim(draw, lay, override)
+
+
+def rim_labels(view: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The names drawn on the rim: (column numbers left to right, row letters top down)."""
+    x0, y0, x1, y1 = _extent(_public(view))
+    return [column_name(x) for x in range(x0, x1 + 1)], [row_name(y) for y in range(y0, y1 + 1)]
+
+
+def _draw_rim(draw: ImageDraw.ImageDraw, lay: _Layout, override: str | None) -> list[str]:
+    """Column numbers above the maze, row letters left of it; returns what it wrote."""
+    ss = lay.ss
+    size = max(12, round(lay.rim * 0.78 * ss))
+    font = load_font(size, bold=True, override=override)
+    ink = COLOURS["strip_hint"]
+    card_w, card_h = lay.cw * ss, lay.cw * CARD_H / CARD_W * ss
+    drawn = []
+    for x in range(lay.x0, lay.x1 + 1):
+        left, top = lay.cell(x, lay.y0)
+        name = column_name(x)
+        draw.text(
+            (left + card_w / 2, top - lay.rim * ss / 2), name, fill=ink, font=font, anchor="mm"
+        )
+        drawn.append(name)
+    for y in range(lay.y0, lay.y1 + 1):
+        left, top = lay.cell(lay.x0, y)
+        name = row_name(y)
+        draw.text(
+            (left - lay.rim * ss / 2, top + card_h / 2), name, fill=ink, font=font, anchor="mm"
+        )
+        drawn.append(name)
+    return drawn
 
 
 def _draw_route(

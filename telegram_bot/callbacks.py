@@ -23,6 +23,10 @@ SECRETS = "S"  # group: "my secrets" alert
 AGAIN = "A"  # group: play again (a finished game's full id: it is no longer the chat's)
 KICK = "K"  # group: remove a player (arg: seat, a short hash of their name)
 NOOP = "x"  # a label button
+MY_CARDS = "Y"  # group: show the presser's hand in the group, to them alone (ephemeral)
+PREVIEW = "p"  # private: ask to confirm legal_moves[index] (a mis-press can go back)
+DISCARD = "d"  # private: pass by discarding the selected hand slots (arg: bit mask)
+CLOSE = "z"  # private: close an ephemeral panel
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,8 @@ def settings_keyboard(
 def board_keyboard(
     t: Translator, game_id: str, bot_username: str, short_name: str | None
 ) -> InlineKeyboardMarkup:
+    """The group board's buttons: the Mini App link, the secrets alert and "My cards"
+    (answered in the group to its presser alone, else in the private chat)."""
     rows = []
     url = miniapp_group_url(bot_username, short_name, game_id)
     if url:
@@ -117,7 +119,7 @@ def board_keyboard(
                 "🤫 " + t.gettext("My secrets"), callback_data=cb.encode(cb.SECRETS, game_id, 0)
             ),
             InlineKeyboardButton(
-                "🂠 " + t.gettext("My cards"), url=deep_link(bot_username, "h" + game_id)
+                "🂠 " + t.gettext("My cards"), callback_data=cb.encode(cb.MY_CARDS, game_id, 0)
             ),
         ]
     )
@@ -136,28 +138,52 @@ def start_keyboard(t: Translator, bot_username: str) -> InlineKeyboardMarkup:
     )
 
 
+DISCARDS = ("discard", "discard_to_remove")
+NO_CONFIRM = ("next_round", "take_seat_back", *DISCARDS)
+
+
+def needs_confirm(move: dict[str, Any]) -> bool:
+    """A placement or an action on a player waits for one more press (a mis-press can go
+    back); passing is confirmed on its own screen, a Ready needs no second thought."""
+    return move.get("type") not in NO_CONFIRM
+
+
 def _card_moves(view: dict[str, Any], card_id: str) -> list[int]:
+    """The plays of one hand card (its discards are chosen on the Pass screen)."""
     moves = view.get("legal_moves") or []
-    own = [
-        j
-        for j, m in enumerate(moves)
-        if m.get("card") == card_id or card_id in (m.get("cards") or [])
+    return [
+        j for j, m in enumerate(moves) if m.get("card") == card_id and m.get("type") not in DISCARDS
     ]
-    # Plays first, then discards (single before combinations): the short list is useful.
-    return sorted(
-        own,
-        key=lambda j: (
-            moves[j].get("type") in ("discard", "discard_to_remove"),
-            len(moves[j].get("cards") or []),
-            j,
-        ),
+
+
+def discard_moves(view: dict[str, Any]) -> list[int]:
+    return [j for j, m in enumerate(view.get("legal_moves") or []) if m.get("type") in DISCARDS]
+
+
+def _move_button(
+    t: Translator, view: dict[str, Any], j: int, text: str | None = None
+) -> InlineKeyboardButton:
+    moves = view.get("legal_moves") or []
+    kind = cb.PREVIEW if needs_confirm(moves[j]) else cb.MOVE
+    return InlineKeyboardButton(
+        (text or move_label(t, view, moves[j]))[:60],
+        callback_data=cb.encode(kind, str(view["game_id"]), int(view.get("version", 0)), j),
     )
 
 
 def panel_keyboard(
-    t: Translator, view: dict[str, Any], public_url: str | None
+    t: Translator,
+    view: dict[str, Any],
+    public_url: str | None,
+    *,
+    group_url: str | None = None,
+    in_group: bool = False,
 ) -> InlineKeyboardMarkup:
-    """The private hand: one button per card with a legal move, plus card-less moves."""
+    """The hand: one button per card with a play, "Pass / discard", card-less moves.
+
+    ``in_group``: the panel is an ephemeral message in the group, where ``web_app``
+    buttons are refused (the group's Mini App link instead) and it can be closed.
+    """
     game_id = str(view["game_id"])
     version = int(view.get("version", 0))
     moves = view.get("legal_moves") or []
@@ -178,28 +204,41 @@ def panel_keyboard(
             pair = []
     if pair:
         rows.append(pair)
+    if discard_moves(view):
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    "🗑 " + t.gettext("Pass / discard"),
+                    callback_data=cb.encode(cb.DISCARD, game_id, version, 0),
+                )
+            ]
+        )
     for j, m in enumerate(moves):
         if "card" not in m and "cards" not in m:
-            rows.append(
-                [
-                    InlineKeyboardButton(
-                        move_label(t, view, m),
-                        callback_data=cb.encode(cb.MOVE, game_id, version, j),
-                    )
-                ]
-            )
+            rows.append([_move_button(t, view, j)])
     tail = [InlineKeyboardButton("🔄", callback_data=cb.encode(cb.REFRESH, game_id, version))]
-    url = miniapp_private_url(public_url, game_id)
-    if url:
-        tail.insert(0, InlineKeyboardButton("🗺 " + t.gettext("Board"), web_app=WebAppInfo(url)))
+    if in_group:
+        if group_url:
+            tail.insert(0, InlineKeyboardButton("🗺 " + t.gettext("Board"), url=group_url))
+        tail.append(InlineKeyboardButton("✖", callback_data=cb.encode(cb.CLOSE, game_id, version)))
+    else:
+        url = miniapp_private_url(public_url, game_id)
+        if url:
+            tail.insert(0, InlineKeyboardButton("🗺 " + t.gettext("Board"), web_app=WebAppInfo(url)))
     rows.append(tail)
     return InlineKeyboardMarkup(rows)
+
+
+def _hand_button(t: Translator, game_id: str, version: int) -> InlineKeyboardButton:
+    return InlineKeyboardButton(
+        "↩ " + t.gettext("Hand"), callback_data=cb.encode(cb.HAND, game_id, version)
+    )
 
 
 def card_keyboard(
     t: Translator, view: dict[str, Any], slot: int, page: int
 ) -> InlineKeyboardMarkup | None:
-    """The legal moves of one hand card, paginated; None when the slot is gone."""
+    """The plays of one hand card, paginated; None when the slot is gone."""
     game_id = str(view["game_id"])
     version = int(view.get("version", 0))
     hand = (view.get("you") or {}).get("hand") or []
@@ -213,10 +252,7 @@ def card_keyboard(
     rows: list[list[InlineKeyboardButton]] = []
     pair: list[InlineKeyboardButton] = []
     for j in chunk:
-        button = InlineKeyboardButton(
-            move_label(t, view, moves[j])[:60],
-            callback_data=cb.encode(cb.MOVE, game_id, version, j),
-        )
+        button = _move_button(t, view, j)
         if moves[j].get("type") == "place_path":
             pair.append(button)
             if len(pair) == 2:
@@ -236,11 +272,7 @@ def card_keyboard(
                 "‹", callback_data=cb.encode(cb.CARD, game_id, version, slot, page - 1)
             )
         )
-    nav.append(
-        InlineKeyboardButton(
-            "↩ " + t.gettext("Hand"), callback_data=cb.encode(cb.HAND, game_id, version)
-        )
-    )
+    nav.append(_hand_button(t, game_id, version))
     if page + 1 < pages:
         nav.append(
             InlineKeyboardButton(
@@ -248,6 +280,85 @@ def card_keyboard(
             )
         )
     rows.append(nav)
+    return InlineKeyboardMarkup(rows)
+
+
+def back_target(view: dict[str, Any], j: int) -> tuple[int, int] | None:
+    """(hand slot, page) whose move list holds move ``j``; None for a card-less move."""
+    moves = view.get("legal_moves") or []
+    hand = (view.get("you") or {}).get("hand") or []
+    card = moves[j].get("card") if 0 <= j < len(moves) else None
+    for slot, c in enumerate(hand):
+        if c.get("id") == card:
+            own = _card_moves(view, str(card))
+            return slot, (own.index(j) // PAGE if j in own else 0)
+    return None
+
+
+def confirm_keyboard(t: Translator, view: dict[str, Any], j: int) -> InlineKeyboardMarkup:
+    """One more press commits move ``j``; Back returns to where it was chosen."""
+    game_id = str(view["game_id"])
+    version = int(view.get("version", 0))
+    target = back_target(view, j)
+    back = (
+        cb.encode(cb.CARD, game_id, version, target[0], target[1])
+        if target is not None
+        else cb.encode(cb.HAND, game_id, version)
+    )
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    "✔ " + t.gettext("Confirm"),
+                    callback_data=cb.encode(cb.MOVE, game_id, version, j),
+                ),
+                InlineKeyboardButton("« " + t.gettext("Back"), callback_data=back),
+            ]
+        ]
+    )
+
+
+def selected_slots(mask: int, hand_size: int) -> list[int]:
+    return [i for i in range(hand_size) if mask >> i & 1]
+
+
+def discard_keyboard(t: Translator, view: dict[str, Any], mask: int) -> InlineKeyboardMarkup:
+    """Pass: toggle the cards to discard, then one button commits exactly that choice
+    (Saboteur 2: 1–3 cards, or 2 cards to remove a card lying in front of you)."""
+    game_id = str(view["game_id"])
+    version = int(view.get("version", 0))
+    moves = view.get("legal_moves") or []
+    hand = (view.get("you") or {}).get("hand") or []
+    several = any(len(moves[j].get("cards") or []) > 1 for j in discard_moves(view))
+    rows: list[list[InlineKeyboardButton]] = []
+    pair: list[InlineKeyboardButton] = []
+    for i, c in enumerate(hand):
+        on = bool(mask >> i & 1)
+        toggled = (mask ^ (1 << i)) if several else (0 if on else 1 << i)
+        pair.append(
+            InlineKeyboardButton(
+                f"{'☑' if on else '☐'} {t.card(str(c.get('card')))}",
+                callback_data=cb.encode(cb.DISCARD, game_id, version, toggled),
+            )
+        )
+        if len(pair) == 2:
+            rows.append(pair)
+            pair = []
+    if pair:
+        rows.append(pair)
+    chosen = sorted(str(hand[i].get("id")) for i in selected_slots(mask, len(hand)))
+    for j in discard_moves(view):
+        if chosen and sorted(str(c) for c in moves[j].get("cards") or []) == chosen:
+            if moves[j].get("type") == "discard":
+                label = "✔ " + t.ngettext("Discard {n} card", "Discard {n} cards", len(chosen))
+            else:
+                label = "✔ " + t.gettext(
+                    "Discard 2, remove {what}", what=t.card(str(moves[j].get("remove")))
+                )
+            rows.append(
+                [InlineKeyboardButton(label, callback_data=cb.encode(cb.MOVE, game_id, version, j))]
+            )
+    rows.append([_hand_button(t, game_id, version)])
     return InlineKeyboardMarkup(rows)
 
 

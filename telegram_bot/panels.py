@@ -80,9 +80,21 @@ async def notify_unreachable(
 
 
 def render_panel(
-    t: Translator, deps: BotDeps, view: dict[str, Any], title: str | None = None
+    t: Translator,
+    deps: BotDeps,
+    view: dict[str, Any],
+    title: str | None = None,
+    *,
+    in_group: bool = False,
 ) -> tuple[str, InlineKeyboardMarkup]:
-    return (texts.panel_text(t, view, title), kb.panel_keyboard(t, view, deps.settings.public_url))
+    """The hand panel; ``in_group``: shown as an ephemeral message in the group."""
+    group_url = kb.miniapp_group_url(
+        deps.bot_username, deps.settings.miniapp_short_name, str(view["game_id"])
+    )
+    markup = kb.panel_keyboard(
+        t, view, deps.settings.public_url, group_url=group_url, in_group=in_group
+    )
+    return texts.panel_text(t, view, title), markup
 
 
 async def send_panel(

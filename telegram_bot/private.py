@@ -1,26 +1,148 @@
-"""Playing from the private chat with inline buttons: card → one of its legal moves.
+"""Playing with inline buttons: card → one of its plays → confirm; Pass → select → confirm.
 
-The panel's buttons carry the game id prefix, the version they were drawn for and an
-index into the presser's own view (hand slot, legal move); the server rebuilds that view
-when the button is pressed. A button of an older version is answered "the board changed"
-and the panel is redrawn for the current version. Private results (a map's goal, an
-inspected role) are shown right after the move, in the same private panel.
+The panel lives in the private chat (the reliable record) or, on demand, as an ephemeral
+message in the group that only its player sees ("My cards"). Its buttons carry the game
+id prefix, the version they were drawn for and an index into the presser's own view (hand
+slot, legal move, a bit mask of selected slots); the server rebuilds that view when the
+button is pressed. A button of an older version is answered "the board changed" and the
+panel is redrawn. A press on an ephemeral panel may arrive without ``message``: the panel
+is then found from the game's adapter data (``eph:<user>``). Private results (a map's
+goal, an inspected role) are shown right after the move, in the same panel.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatType, ParseMode
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from telegram_bot import callbacks as cb
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
-from telegram_bot.deps import deps_of
+from telegram_bot.deps import BotDeps, deps_of
+from telegram_bot.ephemeral import (
+    EphemeralRef,
+    EphemeralUnavailable,
+    channel_of,
+    from_ephemeral,
+)
 from telegram_bot.i18n import Translator
-from telegram_bot.panels import edit_or_send, render_panel
+from telegram_bot.panels import edit_or_send, render_panel, send_panel
 from telegram_bot.port import BotError
+
+log = logging.getLogger(__name__)
+CHANGED = "The board changed: here is the new one."
+# a screen drawn for the group (True: an ephemeral panel) or for the private chat
+Screen = Callable[[bool], tuple[str, InlineKeyboardMarkup]]
+
+
+@dataclass(frozen=True, slots=True)
+class Surface:
+    """Where the pressed panel is: a private message, or an ephemeral one in the group."""
+
+    message: Message | None = None
+    ref: EphemeralRef | None = None
+
+
+def _eph_key(user_id: int) -> str:
+    return f"eph:{user_id}"
+
+
+async def surface_of(update: Update, deps: BotDeps, game_id: str, user_id: int) -> Surface:
+    query = update.callback_query
+    assert query is not None
+    message = query.message if isinstance(query.message, Message) else None
+    if message is not None and message.chat.type == ChatType.PRIVATE:
+        return Surface(message=message)
+    data = await deps.runtime.get_game_data(game_id)
+    ref = EphemeralRef.decode(data.get(_eph_key(user_id)))
+    pressed = from_ephemeral(query)
+    if pressed is not None:
+        chat_id = ref.chat_id if ref is not None else None
+        if chat_id is None:
+            chat = await deps.port.chat_of(game_id)
+            chat_id = chat.chat_id if chat is not None else None
+        if chat_id is not None:
+            ref = EphemeralRef(chat_id, user_id, pressed)
+    return Surface(ref=ref)
+
+
+async def show(
+    context: ContextTypes.DEFAULT_TYPE,
+    deps: BotDeps,
+    surface: Surface,
+    user_id: int,
+    screen: Screen,
+) -> None:
+    """Draw ``screen`` where the press came from; the private chat when the group cannot."""
+    if surface.ref is not None:
+        text, markup = screen(True)
+        try:
+            await channel_of(deps.extra, deps.runtime).edit(context.bot, surface.ref, text, markup)
+            return
+        except EphemeralUnavailable as exc:
+            log.info("ephemeral panel not updated (%s); private chat instead", exc)
+    text, markup = screen(False)
+    await edit_or_send(context.bot, deps, surface.message, user_id, text, markup)
+
+
+async def show_my_cards(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, game_id: str, t: Translator
+) -> None:
+    """ "My cards" pressed under the board: the hand, role and peeks shown in the group to
+    the presser alone; where the server refuses, the same panel in the private chat."""
+    deps = deps_of(context)
+    query = update.callback_query
+    user = update.effective_user
+    chat = update.effective_chat
+    assert query is not None and user is not None
+    view = await deps.port.view(game_id, user.id)
+    if view is None or (view.get("you") or {}).get("seat") is None:
+        await query.answer(t.gettext("You are not playing in this game."), show_alert=True)
+        return
+    if chat is not None and chat.type != ChatType.PRIVATE:
+        channel = channel_of(deps.extra, deps.runtime)
+        text, markup = render_panel(t, deps, view, in_group=True)
+        topic = (
+            query.message.message_thread_id
+            if isinstance(query.message, Message) and query.message.is_topic_message
+            else None
+        )
+        try:
+            ref = await channel.send(
+                context.bot,
+                chat.id,
+                text,
+                markup,
+                callback_query_id=query.id,
+                receiver_user_id=user.id,
+                thread_id=topic,
+            )
+        except EphemeralUnavailable as exc:
+            log.info("no ephemeral hand in %s (%s): private chat", chat.id, exc)
+        else:
+            data = await deps.runtime.get_game_data(game_id)
+            old = EphemeralRef.decode(data.get(_eph_key(user.id)))
+            await deps.runtime.set_game_data(game_id, _eph_key(user.id), ref.encode())
+            await query.answer()
+            if old is not None and old != ref:  # one hand on screen at a time
+                await channel.delete(context.bot, old)
+            return
+    sent = await send_panel(context.bot, deps, game_id, user.id, name=user.first_name)
+    if sent is not None:
+        await query.answer("🂠 " + t.gettext("Your cards are in our private chat."))
+        return
+    link = kb.deep_link(deps.bot_username, "h" + game_id)
+    try:
+        await query.answer(url=link)
+    except TelegramError:
+        await query.answer(t.gettext("More in our private chat."), show_alert=True)
 
 
 async def on_private(
@@ -38,37 +160,58 @@ async def on_private(
     if view is None or (view.get("you") or {}).get("seat") is None:
         await query.answer(t.reason("not_seated"), show_alert=True)
         return
-    message = query.message if query.message is not None else None
+    surface = await surface_of(update, deps, game_id, user.id)
     version = int(view.get("version", 0))
+
+    def panel(in_group: bool) -> tuple[str, InlineKeyboardMarkup]:
+        return render_panel(t, deps, view, in_group=in_group)
+
+    if data.kind == cb.CLOSE:
+        await query.answer()
+        if surface.ref is not None:
+            await channel_of(deps.extra, deps.runtime).delete(context.bot, surface.ref)
+            await deps.runtime.set_game_data(game_id, _eph_key(user.id), "")
+        return
     if data.kind != cb.REFRESH and data.version != version:
-        await query.answer("🔄 " + t.gettext("The board changed: here is the new one."))
-        text, markup = render_panel(t, deps, view)
-        await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
+        await query.answer("🔄 " + t.gettext(CHANGED))
+        await show(context, deps, surface, user.id, panel)
         return
     if data.kind in (cb.HAND, cb.REFRESH):
         await query.answer()
-        text, markup = render_panel(t, deps, view)
-        await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
+        await show(context, deps, surface, user.id, panel)
         return
+    moves = view.get("legal_moves") or []
     if data.kind == cb.CARD:
         slot, page = data.int_arg(0, -1), data.int_arg(1, 0)
         markup_card = kb.card_keyboard(t, view, slot, page)
+        await query.answer()
         if markup_card is None:
-            await query.answer()
             return
         hand = (view.get("you") or {}).get("hand") or []
         name = t.card(str(hand[slot].get("card")))
-        await query.answer()
         text = texts.panel_text(t, view) + "\n\n👉 <b>" + texts.esc(name) + "</b>"
-        await edit_or_send(context.bot, deps, message, user.id, text, markup_card)  # type: ignore[arg-type]
+        await show(context, deps, surface, user.id, lambda _g: (text, markup_card))
+        return
+    if data.kind == cb.DISCARD:
+        await query.answer()
+        if not kb.discard_moves(view):
+            return
+        text = texts.panel_text(t, view) + "\n\n" + texts.discard_prompt(t, view)
+        markup = kb.discard_keyboard(t, view, max(0, data.int_arg(0, 0)) & 0xFFFF)
+        await show(context, deps, surface, user.id, lambda _g: (text, markup))
+        return
+    j = data.int_arg(0, -1)
+    if data.kind in (cb.PREVIEW, cb.MOVE) and not 0 <= j < len(moves):
+        await query.answer(t.reason("bad_move"), show_alert=True)
+        return
+    if data.kind == cb.PREVIEW:
+        await query.answer()
+        text = texts.panel_text(t, view) + "\n\n" + texts.confirm_text(t, view, moves[j])
+        markup = kb.confirm_keyboard(t, view, j)
+        await show(context, deps, surface, user.id, lambda _g: (text, markup))
         return
     if data.kind == cb.MOVE:
-        moves = view.get("legal_moves") or []
-        j = data.int_arg(0, -1)
-        if not 0 <= j < len(moves):
-            await query.answer(t.reason("bad_move"), show_alert=True)
-            return
-        await submit_move(update, context, game_id, view, moves[j], t)
+        await submit_move(update, context, game_id, view, moves[j], t, surface)
         return
     await query.answer()
 
@@ -80,35 +223,63 @@ async def submit_move(
     before: dict[str, Any],
     move: dict[str, Any],
     t: Translator,
+    surface: Surface | None = None,
 ) -> None:
     deps = deps_of(context)
     query = update.callback_query
     user = update.effective_user
     assert query is not None and user is not None
+    where = surface or Surface(
+        message=query.message if isinstance(query.message, Message) else None
+    )
     try:
         result = await deps.port.submit(game_id, user.id, move, int(before["version"]))
     except BotError as exc:
         await query.answer(t.reason(exc.code), show_alert=True)
         return
     after = result.view or before
-    message = query.message
+
+    def panel(title: str | None = None) -> Screen:
+        return lambda in_group: render_panel(t, deps, after, title, in_group=in_group)
+
     if result.status == "stale":
-        await query.answer("🔄 " + t.gettext("The board changed: here is the new one."))
-        text, markup = render_panel(t, deps, after)
-        await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
+        await query.answer("🔄 " + t.gettext(CHANGED))
+        await show(context, deps, where, user.id, panel())
         return
     if result.status != "ok":
         await query.answer(t.reason(str(result.reason or "bad_move"))[:200], show_alert=True)
-        text, markup = render_panel(t, deps, after)
-        await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
+        await show(context, deps, where, user.id, panel())
         return
     await query.answer("✔")
     lines = [texts.esc(texts.played_text(t, before, move))]
     lines.extend(private_results(t, before, after))
-    text, markup = render_panel(t, deps, after, title="\n".join(lines))
-    await edit_or_send(context.bot, deps, message, user.id, text, markup)  # type: ignore[arg-type]
+    await show(context, deps, where, user.id, panel("\n".join(lines)))
+    if where.ref is not None:  # played in the group: the private record follows
+        await refresh_private_panel(context, deps, game_id, user.id, panel("\n".join(lines)))
     if deps.notifier is not None:
         deps.notifier.poke(game_id)
+
+
+async def refresh_private_panel(
+    context: ContextTypes.DEFAULT_TYPE, deps: BotDeps, game_id: str, user_id: int, screen: Screen
+) -> None:
+    """Redraw the player's last private panel in place (an edit does not notify), so the
+    private chat stays the record of a move made in the group."""
+    stored = (await deps.runtime.get_game_data(game_id)).get(f"panel:{user_id}")
+    if not stored or not stored.isdigit():
+        return
+    text, markup = screen(False)
+    try:
+        await context.bot.edit_message_text(
+            text,
+            chat_id=user_id,
+            message_id=int(stored),
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            disable_web_page_preview=True,
+        )
+    except TelegramError as exc:  # gone, or not modified: the next prompt brings a new one
+        log.info("private panel not refreshed: %s", exc)
 
 
 def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]) -> list[str]:

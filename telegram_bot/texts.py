@@ -11,6 +11,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from core.cells import cell_name
 from core.engine import EVENT_SPECS, MOVE_SPECS
 from core.service.lobby_settings import LEVELS
 from telegram_bot.i18n import Translator
@@ -234,15 +235,11 @@ def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | 
     code = str(e.get("code") or "")
     timeout = " ⌛" if e.get("timeout") else ""
     if code == "path_placed":
-        return t.gettext(
-            "{who} placed {card} at ({x}, {y}).", who=who, card=card, x=e.get("x"), y=e.get("y")
-        )
+        return t.gettext("{who} placed {card} at {cell}.", who=who, card=card, cell=_cell(e))
     if code in ON_A_SEAT_EVENTS:
         return t.gettext("{who} played {card} on {target}.", who=who, card=card, target=target)
     if code == "rockfall":
-        return t.gettext(
-            "{who} caused a rockfall at ({x}, {y}).", who=who, x=e.get("x"), y=e.get("y")
-        )
+        return t.gettext("{who} caused a rockfall at {cell}.", who=who, cell=_cell(e))
     if code == "map_used":
         return t.gettext(
             "{who} looked at the {goal}.", who=who, goal=goal_name(t, int(e.get("goal", 1)))
@@ -271,6 +268,12 @@ def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | 
     if code == "game_finished":
         return t.gettext("The game is over.")
     return None
+
+
+def _cell(e: Mapping[str, Any]) -> str:
+    """The cell name of an entry's x, y (the picture's rim labels use the same names)."""
+    x, y = e.get("x"), e.get("y")
+    return cell_name(x, y) if isinstance(x, int) and isinstance(y, int) else "?"
 
 
 def round_result_text(t: Translator, view: dict[str, Any]) -> str:
@@ -385,7 +388,7 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
     target = seat_name(t, view, move.get("target_seat"))
     if kind == "place_path":
         turn = " ↻" if move.get("rotated") else ""
-        return t.gettext("at ({x}, {y})", x=move.get("x"), y=move.get("y")) + turn
+        return t.gettext("at {cell}", cell=_cell(move)) + turn
     if kind == "repair_tool":
         return (
             f"→ {target} ({TOOL_ICON.get(str(move.get('tool')), '')} "
@@ -394,7 +397,7 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
     if kind in ON_A_SEAT_MOVES:
         return f"→ {target}"
     if kind == "rockfall":
-        return t.gettext("remove ({x}, {y})", x=move.get("x"), y=move.get("y"))
+        return t.gettext("remove {cell}", cell=_cell(move))
     if kind == "map":
         return "🗺 " + goal_name(t, int(move.get("goal", 1)))
     if kind == "theft":
@@ -429,3 +432,20 @@ def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> st
         if card and move.get("type") not in ("discard", "discard_to_remove")
         else label
     )
+
+
+def confirm_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+    """The question of the confirm step: the whole move in words, card included."""
+    move_text = "<b>" + esc(played_text(t, view, move).removeprefix("✔ ")) + "</b>"
+    return "👉 " + t.gettext("{move}?", move=move_text)
+
+
+def discard_prompt(t: Translator, view: dict[str, Any]) -> str:
+    moves = view.get("legal_moves") or []
+    several = any(len(m.get("cards") or []) > 1 for m in moves if m.get("type") in ("discard",))
+    if several:
+        return "🗑 " + t.gettext(
+            "Pass: choose 1 to 3 cards to discard (or 2 to remove a card in front of you), "
+            "then confirm."
+        )
+    return "🗑 " + t.gettext("Pass: choose the card to discard, then confirm.")

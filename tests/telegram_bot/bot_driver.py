@@ -109,37 +109,70 @@ def callback_parts(b: dict[str, Any]) -> list[str]:
     return str(b.get("callback_data", "")).split(":")
 
 
+PANEL_KINDS = ("c", "m", "p", "d")
+
+
 def panel_for(env: BotEnv, user_id: int, version: int) -> dict[str, Any] | None:
     """The user's private message with buttons drawn for this version (card or move)."""
     for m in reversed(env.api.bot_messages(user_id)):
         for b in buttons(m):
             parts = callback_parts(b)
-            if len(parts) >= 3 and parts[0] in ("c", "m") and parts[2] == str(version):
+            if len(parts) >= 3 and parts[0] in PANEL_KINDS and parts[2] == str(version):
                 return m
     return None
 
 
+async def press_and_wait(
+    env: BotEnv,
+    user: FakeUser,
+    msg: dict[str, Any],
+    button: dict[str, Any],
+    kinds: tuple[str, ...],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Press ``button`` on a panel and wait until it is redrawn with buttons of ``kinds``."""
+    api = env.api
+    key = (msg["chat"]["id"], msg["message_id"])
+    before = json_of(api.messages.get(key))
+    user.press(msg, lambda b: b is button)
+
+    def redrawn() -> list[dict[str, Any]] | None:
+        m = api.messages.get(key)
+        if m is None or json_of(m) == before:
+            return None
+        found = [b for b in buttons(m) if callback_parts(b)[0] in kinds]
+        return found or None
+
+    found = await api.wait_for(redrawn, timeout=10)
+    return api.messages[key], found
+
+
+def json_of(m: dict[str, Any] | None) -> str:
+    return repr((m or {}).get("text")) + repr((m or {}).get("reply_markup"))
+
+
 async def play_turn(env: BotEnv, user: FakeUser, version: int, rng: random.Random) -> None:
+    """One turn through the private panel: a card and one of its plays, then Confirm; or
+    Pass: select one card, then Discard (the confirming press)."""
     api = env.api
     msg = await api.wait_for(lambda: panel_for(env, user.id, version), timeout=15)
+    kinds = [callback_parts(b)[0] for b in buttons(msg)]
     cards = [b for b in buttons(msg) if callback_parts(b)[0] == "c"]
-    moves = [b for b in buttons(msg) if callback_parts(b)[0] == "m"]
+    discard = [b for b in buttons(msg) if callback_parts(b)[0] == "d"]
+    direct = [b for b in buttons(msg) if callback_parts(b)[0] in ("m", "p")]
+    if discard and (not cards or rng.random() < 0.15) and not direct:
+        msg, toggles = await press_and_wait(env, user, msg, discard[0], ("d",))
+        msg, commit = await press_and_wait(env, user, msg, rng.choice(toggles), ("m",))
+        user.press(msg, lambda b: b is commit[0])
+        return
     if cards:
-        key = (msg["chat"]["id"], msg["message_id"])
-        picked = rng.choice(cards)
-        user.press(msg, lambda b: b is picked)
-
-        def card_moves() -> list[dict[str, Any]] | None:
-            m = api.messages.get(key)
-            found = [b for b in buttons(m or {}) if callback_parts(b)[0] == "m"]
-            return found or None
-
-        moves = await api.wait_for(card_moves, timeout=10)
-        msg = api.messages[key]
-    assert moves, "no move button"
-    # Prefer plays over discards most of the time so that games see maps, tools, paths.
-    plays = [b for b in moves if "🗑" not in b["text"]]
-    choice = rng.choice(plays if plays and rng.random() < 0.85 else moves)
+        msg, moves = await press_and_wait(env, user, msg, rng.choice(cards), ("m", "p"))
+    else:
+        moves = direct
+    assert moves, f"no move button in {kinds}"
+    choice = rng.choice(moves)
+    if callback_parts(choice)[0] == "p":
+        msg, confirm = await press_and_wait(env, user, msg, choice, ("m",))
+        choice = confirm[0]
     user.press(msg, lambda b: b is choice)
 
 
@@ -228,8 +261,9 @@ async def press_ready(env: BotEnv, game_id: str, users: dict[int, FakeUser], ver
 
 
 def assert_no_leaks(env: BotEnv, reveal_at: float | None, secrets: set[str]) -> None:
-    """No role before the reveal and no private token ever in a group message; every
-    callback_data small and made of public parts only."""
+    """No role before the reveal and no private token ever in a group message that others
+    see (an ephemeral message is seen by its receiver alone); every callback_data small and
+    made of public parts only."""
     roles = role_words()
     for call in env.api.calls:
         for b in _all_buttons(call):
@@ -241,6 +275,9 @@ def assert_no_leaks(env: BotEnv, reveal_at: float | None, secrets: set[str]) -> 
             assert not (call.group and b.get("web_app")), "web_app button in a group"
         if not call.group or call.method in ("answerCallbackQuery", "answerInlineQuery"):
             continue  # alerts and inline results are seen by the presser/typer only
+        if call.ephemeral:  # the server showed it to its receiver alone, who pressed for it
+            assert call.ok and call.receiver in env.api.users, (call.method, call.receiver)
+            continue
         for text in call.texts():
             assert not any(s in text for s in secrets), (call.method, text)
             if reveal_at is None or call.at < reveal_at:

@@ -20,6 +20,17 @@ its messages), and ``getChatMember`` answers ``left`` for anyone else; a group m
 the bot is no admin. Without ``members``, everyone counts as a member (most tests).
 Callback answers may carry a ``url``, which Telegram only accepts as a ``t.me`` link to
 the bot itself (a game's URL aside).
+
+Ephemeral messages (Bot API 10.2/10.4): a send with ``receiver_user_id`` and/or
+``callback_query_id`` — top level, or inside one ``ephemeral_message_parameters`` object —
+shows the message inside the group to that user only (``transcript(chat, viewer)`` is what
+one member sees). ``callback_query_id`` alone names the presser and the chat (the query
+must be fresh and from that chat). Sends and edits of ephemeral messages count against
+the group's budget; ``editEphemeralMessageText/ReplyMarkup`` and ``deleteEphemeralMessage``
+manage them; a press of a button on one arrives without ``message``. Switches:
+``ephemeral_mode`` "on", "refuse" (400, as a chat where they are not allowed) or "legacy"
+(an older server: the parameters are ignored, so the message is posted for everyone, and
+the edit methods do not exist); ``ephemeral_forms`` which parameter forms the server reads.
 """
 
 from __future__ import annotations
@@ -76,7 +87,11 @@ _MESSAGE_SENDING = {
     "copyMessage",
     "forwardMessage",
     "pinChatMessage",
+    "editEphemeralMessageText",
+    "editEphemeralMessageReplyMarkup",
 }
+EPHEMERAL_FORMS = frozenset({"flat", "object"})
+EPHEMERAL_REFUSED = "Bad Request: ephemeral messages can't be sent to this chat"
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
@@ -105,6 +120,11 @@ class Call:
     error: str | None = None
     result: Any = None
     files: dict[str, bytes] = field(default_factory=dict)
+    receiver: int | None = None  # an ephemeral message's only reader
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.receiver is not None
 
     @property
     def group(self) -> bool:
@@ -181,6 +201,10 @@ class FakeBotAPI:
         self.webhook_targets: list[str] = []
         # command lists by (scope key, language_code or ""), as setMyCommands leaves them
         self.command_lists: dict[tuple[tuple[Any, ...], str], list[dict[str, str]]] = {}
+        self.ephemeral_mode = "on"  # "on" | "refuse" | "legacy"
+        self.ephemeral_forms: set[str] = set(EPHEMERAL_FORMS)
+        self.ephemeral: dict[tuple[int, int], dict[str, Any]] = {}
+        self._ephemeral_ids = itertools.count(1)
         self._deliveries: set[asyncio.Task[int]] = set()
         self._updates: deque[dict[str, Any]] = deque()
         self._update_ids = itertools.count(1)
@@ -318,6 +342,23 @@ class FakeBotAPI:
         found = [m for m in self.bot_messages(chat_id) if predicate(m)]
         return found[-1] if found else None
 
+    def transcript(self, chat_id: int, viewer: int | None = None) -> list[dict[str, Any]]:
+        """The bot's messages in a chat as ``viewer`` sees them: everyone's, plus the
+        ephemeral ones addressed to ``viewer`` (None: a member who received none)."""
+        mine = [
+            m
+            for (cid, _), m in sorted(self.ephemeral.items())
+            if cid == chat_id and viewer is not None and m["receiver_user"]["id"] == viewer
+        ]
+        return self.bot_messages(chat_id) + mine
+
+    def ephemeral_for(self, chat_id: int, viewer: int) -> list[dict[str, Any]]:
+        return [
+            m
+            for (cid, _), m in sorted(self.ephemeral.items())
+            if cid == chat_id and m["receiver_user"]["id"] == viewer
+        ]
+
     def unanswered_queries(self) -> list[str]:
         return [q for q, info in self.callback_queries.items() if not info["answered"]]
 
@@ -346,6 +387,10 @@ class FakeBotAPI:
             else:
                 result = await handler(params, files)
             call.result = result
+            if isinstance(result, dict) and isinstance(result.get("receiver_user"), dict):
+                call.receiver = int(result["receiver_user"]["id"])
+            elif method in ("editEphemeralMessageText", "editEphemeralMessageReplyMarkup"):
+                call.receiver = int(params.get("receiver_user_id") or 0)
             if method != "getUpdates" or result:
                 self.calls.append(call)
             self._notify()
@@ -465,6 +510,89 @@ class FakeBotAPI:
         if msg["from"]["id"] != BOT_ID:
             raise ApiError(400, "Bad Request: message can't be edited")
         return chat, msg
+
+    # ------------------------------------------------------------------ ephemeral
+    def _ephemeral_receiver(self, chat: FakeChat, p: dict[str, Any]) -> int | None:
+        """Who alone sees this send (None: everyone), from either form of the parameters."""
+        found: dict[str, Any] = {}
+        if "flat" in self.ephemeral_forms:
+            found.update({k: p[k] for k in ("receiver_user_id", "callback_query_id") if k in p})
+        obj = p.get("ephemeral_message_parameters")
+        if isinstance(obj, str):
+            obj = json.loads(obj)
+        if "object" in self.ephemeral_forms and isinstance(obj, dict):
+            found.update(obj)
+        if not found or self.ephemeral_mode == "legacy":
+            return None  # an older server ignores what it does not know
+        if self.ephemeral_mode == "refuse" or chat.type == "private":
+            raise ApiError(400, EPHEMERAL_REFUSED)
+        qid = found.get("callback_query_id")
+        receiver = found.get("receiver_user_id")
+        if qid is not None:
+            q = self.callback_queries.get(str(qid))
+            if q is None or time.monotonic() - q["at"] > self.query_ttl:
+                raise ApiError(400, "Bad Request: query is too old or query ID is invalid")
+            if q["chat_id"] != chat.id:
+                raise ApiError(400, "Bad Request: the callback query is from another chat")
+            if receiver is not None and int(receiver) != q["user"]:
+                raise ApiError(400, "Bad Request: receiver is not the presser")
+            receiver = q["user"]
+        if receiver is None:
+            raise ApiError(400, "Bad Request: receiver_user_id or callback_query_id required")
+        if not chat.is_member(int(receiver)):
+            raise ApiError(400, "Bad Request: the receiver is not a member of the chat")
+        return int(receiver)
+
+    def _new_ephemeral(
+        self, chat: FakeChat, params: dict[str, Any], receiver: int, **content: Any
+    ) -> dict:
+        msg = self._new_message(chat, params, **content)
+        del self.messages[(chat.id, msg["message_id"])]  # not in the group's own history
+        eid = next(self._ephemeral_ids)
+        user = self.users.get(receiver)
+        msg.update(
+            message_id=0,
+            ephemeral_message_id=eid,
+            receiver_user=user.to_dict() if user else {"id": receiver, "is_bot": False},
+        )
+        self.ephemeral[(chat.id, eid)] = msg
+        return msg
+
+    def _ephemeral_message(self, p: dict[str, Any]) -> tuple[FakeChat, dict[str, Any]]:
+        if self.ephemeral_mode == "legacy":
+            raise ApiError(404, "Not Found")  # the method does not exist there
+        chat = self._check_chat_writable(p.get("chat_id"))
+        msg = self.ephemeral.get((chat.id, int(p.get("ephemeral_message_id") or 0)))
+        if msg is None or msg["receiver_user"]["id"] != int(p.get("receiver_user_id") or 0):
+            raise ApiError(400, "Bad Request: ephemeral message not found")
+        return chat, msg
+
+    async def _m_editEphemeralMessageText(self, p: dict, f: dict) -> bool:
+        chat, msg = self._ephemeral_message(p)
+        if "text" not in msg:
+            raise ApiError(400, "Bad Request: there is no text in the message to edit")
+        self._check_text(p.get("text"), 4096, "message")
+        self._check_markup(chat, p.get("reply_markup"))
+        if msg["text"] == p.get("text") and msg.get("reply_markup") == p.get("reply_markup"):
+            raise ApiError(400, NOT_MODIFIED)
+        self._check_rate(chat)
+        msg["text"] = p.get("text")
+        _set_markup(msg, p)
+        return True
+
+    async def _m_editEphemeralMessageReplyMarkup(self, p: dict, f: dict) -> bool:
+        chat, msg = self._ephemeral_message(p)
+        self._check_markup(chat, p.get("reply_markup"))
+        if msg.get("reply_markup") == p.get("reply_markup"):
+            raise ApiError(400, NOT_MODIFIED)
+        self._check_rate(chat)
+        _set_markup(msg, p)
+        return True
+
+    async def _m_deleteEphemeralMessage(self, p: dict, f: dict) -> bool:
+        chat, _msg = self._ephemeral_message(p)
+        del self.ephemeral[(chat.id, int(p["ephemeral_message_id"]))]
+        return True
 
     # ------------------------------------------------------------------ methods
     async def _m_getMe(self, p: dict, f: dict) -> dict:
@@ -588,7 +716,10 @@ class FakeBotAPI:
             raise ApiError(400, "Bad Request: message text is empty")
         self._check_text(text, 4096, "message")
         self._check_markup(chat, p.get("reply_markup"))
+        receiver = self._ephemeral_receiver(chat, p)
         self._check_rate(chat)
+        if receiver is not None:
+            return self._new_ephemeral(chat, p, receiver, text=text)
         return self._new_message(chat, p, text=text)
 
     async def _m_sendPhoto(self, p: dict, f: dict) -> dict:
@@ -598,7 +729,12 @@ class FakeBotAPI:
         data = f.get("photo")
         if data is not None and len(data) > 10 * 1024 * 1024:
             raise ApiError(400, "Bad Request: file is too big")
+        receiver = self._ephemeral_receiver(chat, p)
         self._check_rate(chat)
+        if receiver is not None:
+            return self._new_ephemeral(
+                chat, p, receiver, caption=p.get("caption"), photo=_photo(data)
+            )
         return self._new_message(chat, p, caption=p.get("caption"), photo=_photo(data))
 
     async def _m_editMessageText(self, p: dict, f: dict) -> dict:
@@ -854,6 +990,9 @@ class FakeUser:
         chat = self.api.chats.get(message["chat"]["id"])
         if chat is not None and not chat.is_member(self.id):
             raise AssertionError(f"{self.first_name} is not in {chat.title}: no button to press")
+        receiver = (message.get("receiver_user") or {}).get("id")
+        if receiver is not None and receiver != self.id:
+            raise AssertionError(f"{self.first_name} cannot see another's ephemeral message")
         qid = f"q{next(self.api._query_ids)}"
         self.api.callback_queries[qid] = {
             "at": time.monotonic(),
@@ -863,15 +1002,16 @@ class FakeUser:
             "user": self.id,
             "data": data,
         }
-        return {
-            "callback_query": {
-                "id": qid,
-                "from": self.to_dict(),
-                "chat_instance": f"ci{message['chat']['id']}",
-                "message": message,
-                "data": data,
-            }
+        query: dict[str, Any] = {
+            "id": qid,
+            "from": self.to_dict(),
+            "chat_instance": f"ci{message['chat']['id']}",
+            "message": message,
+            "data": data,
         }
+        if receiver is not None:  # a button on an ephemeral message: no ``message``
+            del query["message"]
+        return {"callback_query": query}
 
     def press(self, message: dict[str, Any], button: str | Callable[[dict], bool]) -> str:
         """Press an inline button of a recorded bot message; returns the callback query id.

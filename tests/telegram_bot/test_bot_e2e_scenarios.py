@@ -153,14 +153,18 @@ async def test_forum_topic_settings_secrets_inline_stale_and_leave(fast_env: Bot
     old = copy.deepcopy(panel)
     card = next(b for b in buttons(old) if callback_parts(b)[0] == "c")
     actor.press(old, lambda b: b == card)
-    moves = await api.wait_for(
-        lambda: [
+
+    def shown(kind: str) -> list[dict]:
+        return [
             b
             for b in buttons(api.messages[(actor.id, panel["message_id"])])
-            if callback_parts(b)[0] == "m"
+            if callback_parts(b)[0] == kind
         ]
-    )
-    actor.press(api.messages[(actor.id, panel["message_id"])], lambda b: b == moves[0])
+
+    plays = await api.wait_for(lambda: shown("p"))  # a play asks for one confirming press
+    actor.press(api.messages[(actor.id, panel["message_id"])], lambda b: b == plays[0])
+    confirm = await api.wait_for(lambda: shown("m"))
+    actor.press(api.messages[(actor.id, panel["message_id"])], lambda b: b == confirm[0])
 
     async def moved() -> bool:
         return int((await env.service.view(game_id, None))["version"]) > version
