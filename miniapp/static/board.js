@@ -344,6 +344,7 @@ export class Board {
     if (!this.vb) return;
     const v = this.vb;
     this.svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
+    this.svg.dataset.intent = this.moved ? "moved" : this.intent;
     // the peeked-goal pill stays readable however far the maze is zoomed out
     const peeks = this.svg.querySelectorAll(".peek");
     if (!peeks.length) return;
