@@ -56,6 +56,11 @@ export class Board {
     this.framed = null; // the cells framed when the intent is "targets"
     this.wholeKey = null; // the whole maze's bounds when last fitted
     this._bind();
+    // markers at the board's edge for goals out of view: a tap shows the whole maze
+    this.edge = document.createElement("div");
+    this.edge.className = "goal-edge";
+    svg.insertAdjacentElement("afterend", this.edge);
+    this.edge.addEventListener("click", (e) => { if (e.target.closest("[data-edge-goal]")) this.fit(); });
     if (typeof ResizeObserver === "function") new ResizeObserver(() => this._resized()).observe(svg);
   }
 
@@ -220,7 +225,10 @@ export class Board {
     const grow = (b, [x, y]) => ({ x0: Math.min(b.x0, x), x1: Math.max(b.x1, x), y0: Math.min(b.y0, y), y1: Math.max(b.y1, y) });
     const whole = cells.reduce(grow, this.bounds(this.view || {}, {}));
     if (need(whole) <= sMax) { this.fit(whole); return; }
-    const order = [...cells].sort((a, b) => b[0] - a[0] || Math.abs(a[1]) - Math.abs(b[1]));
+    // the first cells given come first (the caller puts path targets before goals to
+    // look at); among equals, those nearest the goals' column
+    const rank = (c) => (c[2] === undefined ? 0 : c[2]);
+    const order = [...cells].sort((a, b) => rank(a) - rank(b) || b[0] - a[0] || Math.abs(a[1]) - Math.abs(b[1]));
     let box = { x0: order[0][0], x1: order[0][0], y0: order[0][1], y1: order[0][1] };
     for (const c of order.slice(1)) {
       const bigger = grow(box, c);
@@ -345,6 +353,7 @@ export class Board {
     const v = this.vb;
     this.svg.setAttribute("viewBox", `${v.x} ${v.y} ${v.w} ${v.h}`);
     this.svg.dataset.intent = this.moved ? "moved" : this.intent;
+    this._edgeMarks();
     // the peeked-goal pill stays readable however far the maze is zoomed out
     const peeks = this.svg.querySelectorAll(".peek");
     if (!peeks.length) return;
@@ -353,6 +362,32 @@ export class Board {
       const cx = Number(el.dataset.cx), cy = Number(el.dataset.cy);
       el.setAttribute("transform", `translate(${cx} ${cy}) scale(${k}) translate(${-cx} ${-cy})`);
     }
+  }
+
+  _edgeMarks() {
+    const r = this.svg.getBoundingClientRect();
+    const goals = (this.view && this.view.goals) || [];
+    if (!(r.width > 0) || !goals.length) { this.edge.innerHTML = ""; return; }
+    const s = this._scale();
+    const [px, py] = this.pitch;
+    const { w, h } = this.look.card;
+    const reserve = Number(this.svg.dataset.reserve || 0);
+    const ox = (r.width * s - this.vb.w) / 2, oy = (r.height * s - this.vb.h) / 2;
+    const known = new Map(((this.view.you && this.view.you.known_goals) || []).map((g) => [g.goal, g.kind]));
+    const html = [];
+    for (const g of goals) {
+      const left = (g.x * px - this.vb.x + ox) / s, top = (g.y * py - this.vb.y + oy) / s;
+      const right = left + w / s, bottom = top + h / s;
+      if (right > 8 && left < r.width - 8 && bottom > 8 && top < r.height - 8) continue; // in view
+      const mx = Math.min(Math.max(left, 4), r.width - reserve - 48);
+      const my = Math.min(Math.max(top + (bottom - top) / 2 - 22, 4), r.height - 48);
+      const kind = g.revealed ? g.kind : known.get(g.goal);
+      const face = kind === "gold" ? "★" : kind === "stone" ? "✕" : "?";
+      const arrow = right <= 8 ? "◂" : left >= r.width - 8 ? "▸" : bottom <= 8 ? "▴" : "▾";
+      html.push(`<button type="button" class="edge-goal${kind ? ` ${kind}` : ""}" data-edge-goal="${g.goal}" style="left:${mx}px;top:${my}px">${arrow}${face}</button>`);
+    }
+    const out = html.join("");
+    if (this.edge.innerHTML !== out) this.edge.innerHTML = out;
   }
 
   _scale() {

@@ -31,14 +31,20 @@ export const seatName = (v, s) => {
 };
 const mine = (v) => (v.you ? v.you.seat : null);
 
+// full screen: a frame with arrows out (drawn, so no font lacks the glyph)
+const FULL_ICON = `<svg width="22" height="22" viewBox="0 0 22 22" aria-hidden="true"><path d="M3 8V3h5M3 3l6 6M14 3h5v5M19 3l-6 6M19 14v5h-5M19 19l-6-6M8 19H3v-5M3 19l6-6" stroke="currentColor" stroke-width="2" fill="none" stroke-linecap="round"/></svg>`;
+// the language menu on a narrow phone: short names, so the header keeps its room
+const SHORT_LANG = { en: "EN", "zh-hans": "简", "zh-hant": "繁" };
+
 // --- static chrome ----------------------------------------------------------------------
 
 export function renderStatic() {
   $("#title").textContent = t("title");
   document.title = t("title");
   const sel = $("#lang");
+  const narrow = window.innerWidth < 360;
   sel.innerHTML = Object.entries(app.LANGS).map(([code, [name]]) =>
-    `<option value="${code}"${code === app.language() ? " selected" : ""}>${name}</option>`).join("");
+    `<option value="${code}"${code === app.language() ? " selected" : ""}${narrow ? ` label="${SHORT_LANG[code] || name}"` : ""}>${name}</option>`).join("");
   sel.onchange = () => app.setLang(sel.value);
   $("#btn-log").onclick = () => showLog();
   $("#btn-secrets").onclick = () => showSecrets();
@@ -48,7 +54,7 @@ export function renderStatic() {
   const fs = $("#btn-full");
   fs.hidden = !tg.canFullscreen(); // Telegram 8.0+ only
   fs.onclick = () => tg.toggleFullscreen();
-  fs.innerHTML = "⛶";
+  fs.innerHTML = FULL_ICON;
   $("#hand-more").onclick = () => { const h = $("#hand"); h.scrollBy({ left: h.clientWidth * 0.8, behavior: "smooth" }); };
   $("#zoom-in").onclick = () => app.zoom(0.8);
   $("#zoom-out").onclick = () => app.zoom(1.25);
@@ -356,12 +362,13 @@ function renderBar(v) {
 export function playableCells() {
   const v = S().view;
   const cells = new Map();
+  // [x, y, rank]: paths first (the turn's main play), then rockfalls, then goals to look at
+  const RANK = { place_path: 0, rockfall: 1, map: 2 };
   for (const m of (v && v.legal_moves) || []) {
-    if ((m.type === "place_path" || m.type === "rockfall") && m.x !== undefined) cells.set(`${m.x},${m.y}`, [m.x, m.y]);
-    if (m.type === "map") {
-      const g = (v.goals || []).find((gg) => gg.goal === m.goal);
-      if (g) cells.set(`${g.x},${g.y}`, [g.x, g.y]);
-    }
+    if (!(m.type in RANK)) continue;
+    const g = m.type === "map" ? (v.goals || []).find((gg) => gg.goal === m.goal) : m;
+    const key = g ? `${g.x},${g.y}` : null;
+    if (g && g.x !== undefined && (!cells.has(key) || cells.get(key)[2] > RANK[m.type])) cells.set(key, [g.x, g.y, RANK[m.type]]);
   }
   return [...cells.values()];
 }
