@@ -1,6 +1,7 @@
 // The maze as SVG: cards from cards.js (shared look), targets that glow, a ghost card,
 // pan with one finger, pinch-zoom with two, wheel zoom; taps reported to the app.
 import { cellName } from "./cells.js";
+import { t } from "./i18n.js";
 import * as tg from "./tg.js";
 
 let C = {};
@@ -364,6 +365,8 @@ export class Board {
     }
   }
 
+  // One marker for the goals out of view, at the top of the zoom buttons' column (never
+  // over a card or a target): an arrow towards them and what the reader knows of each.
   _edgeMarks() {
     const r = this.svg.getBoundingClientRect();
     const goals = (this.view && this.view.goals) || [];
@@ -374,19 +377,20 @@ export class Board {
     const reserve = Number(this.svg.dataset.reserve || 0);
     const ox = (r.width * s - this.vb.w) / 2, oy = (r.height * s - this.vb.h) / 2;
     const known = new Map(((this.view.you && this.view.you.known_goals) || []).map((g) => [g.goal, g.kind]));
-    const html = [];
+    const faces = [];
+    let dx = 0, dy = 0;
     for (const g of goals) {
       const left = (g.x * px - this.vb.x + ox) / s, top = (g.y * py - this.vb.y + oy) / s;
       const right = left + w / s, bottom = top + h / s;
-      if (right > 8 && left < r.width - 8 && bottom > 8 && top < r.height - 8) continue; // in view
-      const mx = Math.min(Math.max(left, 4), r.width - reserve - 48);
-      const my = Math.min(Math.max(top + (bottom - top) / 2 - 22, 4), r.height - 48);
+      if (right > 8 && left < r.width - reserve - 8 && bottom > 8 && top < r.height - 8) continue; // in view
+      dx += right <= 8 ? -1 : left >= r.width - reserve - 8 ? 1 : 0;
+      dy += bottom <= 8 ? -1 : top >= r.height - 8 ? 1 : 0;
       const kind = g.revealed ? g.kind : known.get(g.goal);
-      const face = kind === "gold" ? "★" : kind === "stone" ? "✕" : "?";
-      const arrow = right <= 8 ? "◂" : left >= r.width - 8 ? "▸" : bottom <= 8 ? "▴" : "▾";
-      html.push(`<button type="button" class="edge-goal${kind ? ` ${kind}` : ""}" data-edge-goal="${g.goal}" style="left:${mx}px;top:${my}px">${arrow}${face}</button>`);
+      faces.push(`<span class="${kind || "unknown"}">${kind === "gold" ? "★" : kind === "stone" ? "✕" : "?"}</span>`);
     }
-    const out = html.join("");
+    const arrow = Math.abs(dx) >= Math.abs(dy) ? (dx < 0 ? "◂" : "▸") : (dy < 0 ? "▴" : "▾");
+    const out = faces.length
+      ? `<button type="button" class="edge-goal" data-edge-goal style="right:5px;top:6px" aria-label="${t("table.showAll")}" title="${t("table.showAll")}">${arrow}<span class="faces">${faces.join("")}</span></button>` : "";
     if (this.edge.innerHTML !== out) this.edge.innerHTML = out;
   }
 

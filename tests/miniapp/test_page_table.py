@@ -270,6 +270,23 @@ async def test_lit_targets_are_big_enough_when_the_readers_turn_starts(
         )
         await check_every_card(page, view, minimum)
         await screenshot(page, f"{size}-{scheme}-first-turn")
+        # the goals are out of view: a marker at the edge says where; a tap shows them all
+        marker = page.locator("[data-edge-goal]")
+        assert await marker.is_visible()
+        await marker.click()
+        await page.wait_for_function(
+            "() => document.querySelector('#board').dataset.intent === 'whole'"
+        )
+        board = await page.locator("#board").bounding_box()
+        assert board
+        for goal in await page.locator("#board g.goal").all():
+            box = await goal.bounding_box()
+            assert (
+                box
+                and board["x"] <= box["x"]
+                and box["x"] + box["width"] <= board["x"] + board["width"]
+            )
+        assert await marker.count() == 0
         # mid-round: the reader places a card, the others play, the reader's turn comes back
         move = max(
             (m for m in view["legal_moves"] if m["type"] == "place_path"), key=lambda m: m["x"]
