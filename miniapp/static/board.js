@@ -173,7 +173,7 @@ export class Board {
       parts.push(`<rect class="route" x="${x * px - 2}" y="${y * py - 2}" width="${w + 4}" height="${h + 4}" rx="9" fill="none" stroke="${this.look.colours.route || "#ffd54a"}" stroke-width="${this.look.card.route_w || 7}"/>`);
     }
     if (last) {
-      parts.push(`<rect class="last-move ${last.kind}" data-last="${last.x},${last.y}" x="${last.x * px - 4}" y="${last.y * py - 4}" width="${w + 8}" height="${h + 8}" rx="11" fill="none" stroke="#4fc3f7" stroke-width="8" style="animation-delay:-${last.age || 0}ms"/>`);
+      parts.push(`<rect class="last-move ${last.kind}${last.steady ? " steady" : ""}" data-last="${last.x},${last.y}" x="${last.x * px - 4}" y="${last.y * py - 4}" width="${w + 8}" height="${h + 8}" rx="11" fill="none" stroke="#4fc3f7" stroke-width="8" style="animation-delay:-${last.age || 0}ms"/>`);
     }
     this.svg.innerHTML = parts.join("");
     this.svg.dataset.cards = String((view.board || []).length);

@@ -3,6 +3,7 @@ import * as api from "./api.js";
 import * as app from "./app.js";
 import { cardSvg } from "./cards.js";
 import { cellName } from "./cells.js";
+import { boardMark } from "./lastmove.js";
 import { t } from "./i18n.js";
 import { esc, GLYPH } from "./icons.js";
 import * as tg from "./tg.js";
@@ -179,7 +180,12 @@ export async function startReplay() {
   replayStep(0);
 }
 
-export function replayMarks() { return {}; }
+// The replayed step's move stays outlined on the maze (no fading: the reader steps at will).
+export function replayMarks() {
+  const r = S().replay;
+  const mark = r && r.i > 0 ? boardMark(r.entries[r.i - 1]) : null;
+  return mark ? { last: { ...mark, card: null, steady: true } } : {};
+}
 
 export function replayStep(d) {
   const st = S();

@@ -355,6 +355,13 @@ async def test_a_manual_pan_is_never_undone_by_a_turn_or_the_button_bar(
 
 # --- 3. whose turn: the current seat's chip in view --------------------------------------
 
+
+def place_of(view_box: str | None) -> tuple[float, float, float]:
+    """The centre and the width of a view box: where the maze is and at what scale."""
+    x, y, w, h = (float(n) for n in (view_box or "0 0 0 0").split())
+    return (x + w / 2, y + h / 2, w)
+
+
 TEN = [(200 + i, f"Player {chr(65 + i)}{chr(97 + i) * 3}") for i in range(10)]
 CHIP_IN_VIEW = """() => {
   const chip = document.querySelector('#players .seat.turn');
@@ -386,6 +393,9 @@ async def test_the_current_seat_is_always_in_view_with_ten_seats(
             "els => els.map((e) => parseFloat(getComputedStyle(e).fontSize))",
         )
         assert len(sizes) == 10 and min(sizes) >= 14  # readable names
+        await page.wait_for_timeout(1300)  # (the reader's own turn may frame at open)
+        await page.wait_for_function(NOT_MOVING)
+        shown = await page.get_attribute("#board", "viewBox")
         for turn in range(14):
             uid = await current_player(memory_service, game_id, TEN)
             after = await pass_turn(memory_service, game_id, uid, rnd)
@@ -395,6 +405,15 @@ async def test_the_current_seat_is_always_in_view_with_ten_seats(
                 f" && ({CHIP_IN_VIEW})()",
                 timeout=1000,
             )
+            # the maze neither jumps nor rescales when the turn passes between others
+            # (the reader's own turn frames what they can play: that is its one move)
+            await page.wait_for_function(NOT_MOVING)
+            now = await page.get_attribute("#board", "viewBox")
+            if await current_player(memory_service, game_id, TEN) != TEN[4][0]:
+                # same centre and scale (the box's height follows the board's element,
+                # which the button bar makes taller or shorter)
+                assert place_of(now) == pytest.approx(place_of(shown), abs=0.5), (turn, shown, now)
+            shown = now
             if turn == 6:
                 await screenshot(page, f"{size}-{scheme}-ten-seats")
         assert not errors, errors
@@ -780,3 +799,60 @@ async def test_full_screen_and_safe_areas(
         assert not errors, errors
     finally:
         await ctx.close()
+
+
+# --- 9. the local table: play again ------------------------------------------------------------
+
+
+async def test_local_table_plays_again_with_the_same_settings(
+    browser: Browser, aiohttp_server: Any, memory_service: GameService, screenshot: Screenshot
+) -> None:
+    """Outside Telegram, at the local table: a finished game against the computers offers
+    play again, which starts a new game with the same seats and level at once."""
+    import asyncio
+
+    from miniapp.local import start_local_table
+
+    settings = Settings(telegram_bot_token=None, session_secret="local-secret")
+    app = create_app(memory_service, settings)
+    server: TestServer = await aiohttp_server(app)
+    url = await start_local_table(memory_service, settings, app, port=server.port)
+    context = await browser.new_context(viewport=SMALL, locale="en-US")
+    try:
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(url)
+        await wait_view(page, "true")
+        uid = await page.evaluate("JSON.parse(sessionStorage.getItem('sab-session')).user_id")
+        lobby = await memory_service.create_lobby(
+            chat=None,
+            creator=UserRef(uid, "You"),
+            options={"rounds": 1},
+            seats=3,
+            computers=2,
+            level="easy",
+        )
+        game_id = str(lobby["game_id"])
+        rnd = random.Random(4)
+        for _ in range(3000):
+            view = await memory_service.view(game_id, uid)
+            if view["status"] == "finished":
+                break
+            moves = [m for m in view["legal_moves"] if m["type"] != "discard"]
+            moves = moves or view["legal_moves"]
+            if moves:
+                await memory_service.submit(game_id, uid, rnd.choice(moves), view["version"])
+            else:
+                await asyncio.sleep(0.02)  # the computers play
+        assert view["status"] == "finished"
+        await page.goto(f"http://127.0.0.1:{server.port}/?game={game_id}")
+        await page.wait_for_selector("#result-title")
+        assert await page.locator("#sheet [data-home]").is_hidden()  # no Telegram: no offer
+        await screenshot(page, "320-local-game-over")
+        await page.click("#sheet [data-again]")
+        again = await wait_view(page, f"v.game_id !== '{game_id}' && v.status === 'playing'")
+        assert len(again["seats"]) == 3 and again["settings"]["computer_level"] == "easy"
+        assert not errors, errors
+    finally:
+        await context.close()
