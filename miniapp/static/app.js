@@ -125,6 +125,7 @@ export function setView(view) {
   if ((view.status === "round_over" || view.status === "finished") &&
       S.shownEnd !== `${view.round}:${view.status}`) {
     S.shownEnd = `${view.round}:${view.status}`;
+    if (old && !board.moved) board.fit(); // the whole maze, the route to the gold lit
     ui.roundEnd(view);
   }
 }

@@ -176,8 +176,11 @@ async def check_lit_targets(page: Page, minimum: float) -> int:
     return len(lit)
 
 
-async def check_every_card(page: Page, view: dict, minimum: float) -> None:
-    """Select each card that lights cells on the maze, check its targets, put it down."""
+async def check_every_card(
+    page: Page, view: dict, minimum: float, shot: Any = None, name: str = ""
+) -> None:
+    """Select each card that lights cells on the maze, check its targets, put it down
+    (``shot(page, name)`` takes a screenshot with the first card's targets lit)."""
     cards = {
         m["card"] for m in view["legal_moves"] if m["type"] in ("place_path", "rockfall", "map")
     }
@@ -185,6 +188,9 @@ async def check_every_card(page: Page, view: dict, minimum: float) -> None:
     for card in sorted(cards):
         await page.click(f'.hcard[data-id="{card}"]')
         await check_lit_targets(page, minimum)
+        if shot:
+            await shot(page, name)
+            shot = None
         await page.click('#buttons [data-act="cancel"]')
 
 
@@ -268,7 +274,7 @@ async def test_lit_targets_are_big_enough_when_the_readers_turn_starts(
         await page.wait_for_function(
             "() => document.querySelector('#board').dataset.intent === 'targets'"
         )
-        await check_every_card(page, view, minimum)
+        await check_every_card(page, view, minimum, screenshot, f"{size}-{scheme}-lit-targets")
         await screenshot(page, f"{size}-{scheme}-first-turn")
         # the goals are out of view: a marker at the edge says where; a tap shows them all
         marker = page.locator("[data-edge-goal]")
