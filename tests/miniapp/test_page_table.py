@@ -682,6 +682,10 @@ async def test_a_broken_tool_says_why_a_path_card_cannot_be_played(
     ctx, page, errors = await open_page(browser, server, victim, game_id)
     try:
         await wait_view(page, "v.legal_moves.length > 0")
+        # what just happened to them, in a line: "Ann broke your lantern"
+        tool = next(e["tool"] for e in reversed(result.view["log"]) if e["code"] == "tool_broken")
+        line = f"{name_of(uid)} broke your {tool}"
+        assert await page.inner_text("#lastline") == line
         await page.click(f'.hcard[data-id="{path[0]}"]')
         assert await page.inner_text("#prompt") == "You have a broken tool"
         assert not errors, errors
