@@ -368,7 +368,7 @@ def place_of(view_box: str | None) -> tuple[float, float, float]:
     return (x + w / 2, y + h / 2, w)
 
 
-TEN = [(200 + i, f"Player {chr(65 + i)}{chr(97 + i) * 3}") for i in range(10)]
+TWELVE = [(200 + i, f"Player {chr(65 + i)}{chr(97 + i) * 3}") for i in range(12)]
 CHIP_IN_VIEW = """() => {
   const chip = document.querySelector('#players .seat.turn');
   if (!chip) return false;
@@ -378,8 +378,11 @@ CHIP_IN_VIEW = """() => {
 }"""
 
 
-@pytest.mark.parametrize(("size", "scheme"), LOOKS)
-async def test_the_current_seat_is_always_in_view_with_ten_seats(
+@pytest.mark.parametrize(
+    ("size", "scheme", "edition", "seats"),
+    [("390", "light", "classic", 10), ("320", "dark", "expansion", 12)],
+)
+async def test_the_current_seat_is_always_in_view_with_many_seats(
     browser: Browser,
     aiohttp_server: Any,
     memory_service: GameService,
@@ -387,10 +390,15 @@ async def test_the_current_seat_is_always_in_view_with_ten_seats(
     screenshot: Screenshot,
     size: str,
     scheme: str,
+    edition: str,
+    seats: int,
 ) -> None:
-    game_id = await new_game(memory_service, TEN)
+    table = TWELVE[:seats]
+    game_id = await new_game(memory_service, table, edition=edition)
     server = await serve(aiohttp_server, memory_service, settings)
-    ctx, page, errors = await open_page(browser, server, TEN[4], game_id, size=size, scheme=scheme)
+    ctx, page, errors = await open_page(
+        browser, server, table[4], game_id, size=size, scheme=scheme
+    )
     rnd = random.Random(5)
     try:
         await page.wait_for_function(CHIP_IN_VIEW, timeout=1000)
@@ -398,12 +406,12 @@ async def test_the_current_seat_is_always_in_view_with_ten_seats(
             "#players .seat .name",
             "els => els.map((e) => parseFloat(getComputedStyle(e).fontSize))",
         )
-        assert len(sizes) == 10 and min(sizes) >= 14  # readable names
+        assert len(sizes) == seats and min(sizes) >= 14  # readable names
         await page.wait_for_timeout(1300)  # (the reader's own turn may frame at open)
         await page.wait_for_function(NOT_MOVING)
         shown = await page.get_attribute("#board", "viewBox")
         for turn in range(14):
-            uid = await current_player(memory_service, game_id, TEN)
+            uid = await current_player(memory_service, game_id, table)
             after = await pass_turn(memory_service, game_id, uid, rnd)
             # within a second of the turn changing, the new current seat's chip is in view
             await page.wait_for_function(
@@ -415,13 +423,13 @@ async def test_the_current_seat_is_always_in_view_with_ten_seats(
             # (the reader's own turn frames what they can play: that is its one move)
             await page.wait_for_function(NOT_MOVING)
             now = await page.get_attribute("#board", "viewBox")
-            if await current_player(memory_service, game_id, TEN) != TEN[4][0]:
+            if await current_player(memory_service, game_id, table) != table[4][0]:
                 # same centre and scale (the box's height follows the board's element,
                 # which the button bar makes taller or shorter)
                 assert place_of(now) == pytest.approx(place_of(shown), abs=0.5), (turn, shown, now)
             shown = now
             if turn == 6:
-                await screenshot(page, f"{size}-{scheme}-ten-seats")
+                await screenshot(page, f"{size}-{scheme}-{seats}-seats")
         assert not errors, errors
     finally:
         await ctx.close()
