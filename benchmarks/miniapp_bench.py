@@ -55,7 +55,20 @@ PAGE_FILES = [
     "tg.js",
     "ui.js",
     "sheets.js",
+    "cells.js",
+    "lastmove.js",
 ]
+
+# a tap on a hand card until the page shows it selected (the next frame after the click)
+TAP_FEEDBACK = """() => new Promise((resolve) => {
+  const card = document.querySelector('#hand .hcard:not(.dim)')
+    || document.querySelector('#hand .hcard');
+  if (!card) { resolve(-1); return; }
+  const t0 = performance.now();
+  card.click();
+  requestAnimationFrame(() => resolve(
+    document.querySelector('#hand .hcard.sel') ? performance.now() - t0 : -1));
+})"""
 
 
 def init_data(user_id: int) -> str:
@@ -207,7 +220,7 @@ async def round_trips(service: GameService, base: str, count: int) -> dict[str, 
     }
 
 
-async def open_to_board(opens: int) -> list[float]:
+async def open_to_board(opens: int) -> tuple[list[float], list[float]]:
     from playwright.async_api import async_playwright
 
     args = [
@@ -224,6 +237,7 @@ async def open_to_board(opens: int) -> list[float]:
     runner, base, app = await serve(service, settings)
     port = int(base.rsplit(":", 1)[1])
     out = []
+    taps: list[float] = []
     try:
         async with async_playwright() as p:
             browser = await p.chromium.launch(
@@ -236,11 +250,19 @@ async def open_to_board(opens: int) -> list[float]:
                 await page.goto(url)
                 await page.wait_for_selector("#board g.card")
                 out.append(await page.evaluate("performance.now()"))
+                await page.wait_for_selector("#hand .hcard")
+                for _ in range(5):  # select, then put down (Cancel), five times
+                    tap = await page.evaluate(TAP_FEEDBACK)
+                    if tap >= 0:
+                        taps.append(tap)
+                    await page.evaluate(
+                        "document.querySelector('#buttons [data-act=cancel]')?.click()"
+                    )
                 await context.close()
             await browser.close()
     finally:
         await runner.cleanup()
-    return out
+    return out, taps
 
 
 async def main() -> None:
@@ -273,7 +295,7 @@ async def main() -> None:
                 await store.redis.delete(*keys)
             await store.close()
     weight = page_weight()
-    opens = await open_to_board(args.opens)
+    opens, taps = await open_to_board(args.opens)
 
     print(
         f"Machine: {platform.machine()}, Python {platform.python_version()}, "
@@ -309,6 +331,11 @@ async def main() -> None:
         f"median **{statistics.median(opens):.0f} ms** (min {min(opens):.0f}, "
         f"max {max(opens):.0f}) | — |"
     )
+    if taps:
+        print(
+            f"| tap on a hand card → shown selected ({len(taps)} taps) | "
+            f"median **{statistics.median(taps):.1f} ms** (max {max(taps):.1f}) | — |"
+        )
 
 
 if __name__ == "__main__":

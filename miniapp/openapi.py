@@ -383,6 +383,24 @@ def document() -> dict[str, Any]:
                 },
             }
         },
+        # play again: a finished game's rematch lobby (routes.post_rematch)
+        "/api/games/{game_id}/rematch": {
+            "post": _op(
+                "play again: the new lobby for a finished game's table (any of its players; "
+                "every press enters the same lobby)",
+                _json(_ref("View"), "the caller's view of the new lobby"),
+                params=[GAME_ID],
+                extra={
+                    "404": _err("no such game"),
+                    "403": _err("not a player of that game (not_seated)"),
+                    "409": _err(
+                        "another game is open in the chat (chat_busy) or the new "
+                        "game started without the caller (already_started)"
+                    ),
+                    "422": _err("the game is not finished (not_finished)"),
+                },
+            )
+        },
         "/api/catalogue": {
             "get": _op(
                 "card catalogue, drawing geometry and the names of cards and roles",

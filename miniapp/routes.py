@@ -19,7 +19,7 @@ from miniapp import keys
 from miniapp.auth import AuthError, Session
 from miniapp.errors import ApiError, bad_request, forbidden, not_found
 from miniapp.middleware import require_session
-from miniapp.service_adapter import EDITIONS, LEVELS, ServiceAdapter, user_ref
+from miniapp.service_adapter import EDITIONS, LEVELS, ServiceAdapter, translated, user_ref
 
 log = logging.getLogger(__name__)
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -229,6 +229,21 @@ async def get_log(request: web.Request) -> web.Response:
     return json_response({"game_id": game_id, "since": since, "entries": entries})
 
 
+# --- play again ----------------------------------------------------------------------
+
+
+async def post_rematch(request: web.Request) -> web.Response:
+    """Play again from a finished game, as the group's final message offers: the new
+    lobby for the same table (``GameService.rematch``, idempotent across presses), as the
+    caller's view of it; the page then opens it."""
+    session = require_session(request)
+    game_id = game_id_of(request)
+    await read_json(request, optional=True)
+    with translated():
+        view = await request.app[keys.SERVICE].rematch(game_id, session.user_id)
+    return json_response(view)
+
+
 # --- misc ----------------------------------------------------------------------------
 
 
@@ -262,6 +277,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_post("/api/games/{game_id}/start", start_game)
     r.add_post("/api/games/{game_id}/moves", post_move)
     r.add_get("/api/games/{game_id}/log", get_log)
+    r.add_post("/api/games/{game_id}/rematch", post_rematch)
     r.add_get("/api/catalogue", catalogue)
     r.add_get("/api/openapi.json", openapi)
     r.add_get("/healthz", healthz)

@@ -5,12 +5,13 @@ import { Board, loadCards } from "./board.js";
 import { LANGS, addNames, language, pickLanguage, setLanguage, t } from "./i18n.js";
 import * as tg from "./tg.js";
 import * as ui from "./ui.js";
+import { lastMoveOf, LAST_MOVE_MS } from "./lastmove.js";
 
 const $ = (sel) => document.querySelector(sel);
 export const S = {
   gameId: null, view: null, catalogue: { cards: {}, look: null }, sel: null, cell: null, goal: null,
   rotated: false, choice: null, discard: false, picked: [], busy: false, live: null, shownEnd: null,
-  replay: null, knownGoals: 0, local: false,
+  replay: null, knownGoals: 0, local: false, last: null,
 };
 window.__sab = S; // for tests and debugging: state only, no secrets beyond this player's view
 
@@ -63,6 +64,7 @@ export async function openGame(id) {
   wanted = 0;
   S.view = null;
   S.shownEnd = null;
+  S.last = null;
   board.fitted = false;
   resetChoice();
   if (new URLSearchParams(location.search).get("game") !== id) {
@@ -114,15 +116,35 @@ export function setView(view) {
     S.picked = S.picked.filter((id) => hand.has(id));
     if (S.choice && !findLegal(S.choice)) S.choice = null;
   }
+  if (changed) noteLastMove(old, view);
   const known = ((view.you && view.you.known_goals) || []).length;
   if (old && known > S.knownGoals) ui.flipGoal(view.you.known_goals[known - 1]);
   S.knownGoals = known;
+  if (changed && myTurnStarts(old, view)) S.frame = true; // frame what the reader can play
   render();
   if ((view.status === "round_over" || view.status === "finished") &&
       S.shownEnd !== `${view.round}:${view.status}`) {
     S.shownEnd = `${view.round}:${view.status}`;
+    if (old && !board.moved) board.fit(); // the whole maze, the route to the gold lit
     ui.roundEnd(view);
   }
+}
+
+// The last move someone made, shown for a few seconds (the card outlined, the actor's chip
+// flashing, a line in the reader's language); on open, the move that was made last.
+function noteLastMove(old, view) {
+  const since = old && old.game_id === view.game_id ? old.version : -1;
+  const entry = lastMoveOf(view.log || [], since);
+  if (!entry) return;
+  S.last = { entry, at: Date.now() };
+  clearTimeout(noteLastMove.timer);
+  noteLastMove.timer = setTimeout(() => { S.last = null; render(); }, LAST_MOVE_MS);
+}
+
+const myTurn = (v) => !!(v && v.status === "playing" && v.you && v.you.seat !== null &&
+  v.you.seat !== undefined && v.current_seat === v.you.seat && (v.legal_moves || []).length);
+function myTurnStarts(old, view) {
+  return myTurn(view) && !(old && old.game_id === view.game_id && myTurn(old) && old.round === view.round);
 }
 
 // --- choices ---------------------------------------------------------------------------
@@ -147,15 +169,32 @@ export function selectCard(id) {
     render();
     return;
   }
-  const keep = S.sel === id;
+  if (S.sel === id) { turnSelected(); return; }
   resetChoice();
-  if (!keep) {
+  {
     S.sel = id;
     const moves = movesOf(id);
     if (moves.length === 1 && ["theft"].includes(moves[0].type)) S.choice = moves[0];
     S.reveal = true; // bring every target of this card into view
     tg.haptic.select();
   }
+  render();
+}
+
+// Tapping the selected card again turns it (where it fits turned); it never puts it down:
+// Cancel does that.
+function turnSelected() {
+  const moves = movesOf(S.sel);
+  if (!moves.length || moves[0].type !== "place_path") return;
+  if (S.cell) {
+    const here = moves.filter((m) => m.x === S.cell[0] && m.y === S.cell[1]);
+    const other = here.find((m) => m.rotated !== S.rotated);
+    if (!other) { tg.haptic.error(); ui.toast(t("table.fitsOneWay")); return; }
+    S.rotated = other.rotated;
+  } else {
+    S.rotated = !S.rotated;
+  }
+  tg.haptic.select();
   render();
 }
 
@@ -192,7 +231,7 @@ function onTap({ x, y, goal }) {
       if (other) { S.rotated = other.rotated; tg.haptic.select(); }
     } else {
       S.cell = [x, y];
-      S.rotated = here.some((m) => !m.rotated) ? false : true;
+      if (!here.some((m) => m.rotated === S.rotated)) S.rotated = here[0].rotated;
     }
   } else if (kind === "rockfall") {
     if (!moves.some((m) => m.x === x && m.y === y)) return;
@@ -282,10 +321,23 @@ export async function newGame(edition, seats, level = "normal") {
   }
 }
 
+// "Play again" from the game-over sheet: the same lobby the group's button opens.
+export async function playAgain() {
+  try {
+    const lobby = await api.rematch(S.gameId);
+    ui.closeOverlay();
+    await openGame(lobby.game_id);
+  } catch (e) {
+    tg.haptic.error();
+    ui.toast(errorText(e));
+  }
+}
+
 export function setLang(code) {
   setLanguage(code, true);
   ui.renderStatic();
   render();
+  ui.rerenderSheet(); // an open sheet follows the language too
 }
 export { LANGS, language };
 
@@ -293,8 +345,9 @@ export function render() {
   if (!S.view) return;
   const marks = S.replay ? ui.replayMarks() : ui.boardMarks();
   if (S.reveal) { marks.reveal = true; S.reveal = false; }
+  if (S.frame && !S.replay) { marks.frame = ui.playableCells(); S.frame = false; }
+  ui.render(); // first: the board fits into the space the bar and the hand leave
   board.render(S.replay ? S.replay.view : lobbyTable(S.view), marks);
-  ui.render();
 }
 
 // A lobby has no maze yet: show the table it will start from (start and three goals).

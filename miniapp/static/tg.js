@@ -38,12 +38,67 @@ export function applyTheme() {
   root.dataset.scheme = scheme;
 }
 
+// Is the client at least this Mini Apps version? False outside Telegram and on clients
+// that cannot say (every newer call is feature-detected through this).
+export function versionAtLeast(v) {
+  const w = W();
+  if (!inTelegram() || typeof w.isVersionAtLeast !== "function") return false;
+  try { return !!w.isVersionAtLeast(v); } catch (e) { return false; }
+}
+
 export function start() {
   applyTheme();
   call("ready");
   call("expand");
   call("onEvent", "themeChanged", applyTheme);
+  // Mini Apps 8.0: full screen and the insets Telegram's own controls take in it
+  for (const name of ["safeAreaChanged", "contentSafeAreaChanged", "fullscreenChanged"]) {
+    call("onEvent", name, applyInsets);
+  }
+  applyInsets();
+  if (new URLSearchParams(location.search).get("mode") === "fullscreen" && !isFullscreen()) {
+    toggleFullscreen();
+  }
 }
+
+// --- Mini Apps 8.0: full screen, safe areas, home screen --------------------------------
+
+export const canFullscreen = () => versionAtLeast("8.0") && typeof W().requestFullscreen === "function";
+export const isFullscreen = () => !!(W() && W().isFullscreen);
+
+export function toggleFullscreen() {
+  if (!canFullscreen()) return false;
+  call(isFullscreen() ? "exitFullscreen" : "requestFullscreen");
+  return true;
+}
+
+// The device's and Telegram's insets as CSS variables (style.css pads the page by them);
+// the official script sets the same variables, this keeps them right on every event.
+function applyInsets() {
+  const w = W();
+  const root = document.documentElement;
+  for (const [inset, prefix] of [[w && w.safeAreaInset, "--tg-safe-area-inset-"],
+    [w && w.contentSafeAreaInset, "--tg-content-safe-area-inset-"]]) {
+    if (!inset || typeof inset !== "object") continue;
+    for (const side of ["top", "bottom", "left", "right"]) {
+      if (Number.isFinite(inset[side])) root.style.setProperty(prefix + side, `${inset[side]}px`);
+    }
+  }
+  root.classList.toggle("fullscreen", isFullscreen());
+}
+
+// "added", "missed" (not yet on the home screen), "unknown" or "unsupported".
+export function homeScreenStatus() {
+  return new Promise((resolve) => {
+    if (!versionAtLeast("8.0") || typeof W().checkHomeScreenStatus !== "function") {
+      resolve("unsupported");
+      return;
+    }
+    setTimeout(() => resolve("unknown"), 2000); // a client that never answers
+    try { W().checkHomeScreenStatus((status) => resolve(status || "unknown")); } catch (e) { resolve("unsupported"); }
+  });
+}
+export const addToHomeScreen = () => call("addToHomeScreen");
 
 export const swipes = {
   off: () => call("disableVerticalSwipes"),

@@ -4,11 +4,12 @@ import * as app from "./app.js";
 import { cardSvg, toolIconSvg } from "./cards.js";
 import { isYouWord, t } from "./i18n.js";
 import { actionFace, esc, GLYPH } from "./icons.js";
+import { boardMark, lastLine } from "./lastmove.js";
 import * as tg from "./tg.js";
 
 import { closeOverlay, lobbySheet, replayStep, roundEnd, showLog, showSecrets, startReplay, stopReplay } from "./sheets.js";
 
-export { closeOverlay, flipGoal, noGame, replayMarks, roundEnd } from "./sheets.js";
+export { closeOverlay, flipGoal, noGame, replayMarks, rerenderSheet, roundEnd } from "./sheets.js";
 
 const $ = (sel) => document.querySelector(sel);
 export const S = () => app.S;
@@ -30,26 +31,37 @@ export const seatName = (v, s) => {
 };
 const mine = (v) => (v.you ? v.you.seat : null);
 
+// full screen: a frame with arrows out (drawn, so no font lacks the glyph)
+const FULL_ICON = `<svg width="22" height="22" viewBox="0 0 22 22" aria-hidden="true"><path d="M3 8V3h5M3 3l6 6M14 3h5v5M19 3l-6 6M19 14v5h-5M19 19l-6-6M8 19H3v-5M3 19l6-6" stroke="currentColor" stroke-width="2" fill="none" stroke-linecap="round"/></svg>`;
+// the language menu on a narrow phone: short names, so the header keeps its room
+const SHORT_LANG = { en: "EN", "zh-hans": "简", "zh-hant": "繁" };
+
 // --- static chrome ----------------------------------------------------------------------
 
 export function renderStatic() {
   $("#title").textContent = t("title");
   document.title = t("title");
   const sel = $("#lang");
+  const narrow = window.innerWidth < 360;
   sel.innerHTML = Object.entries(app.LANGS).map(([code, [name]]) =>
-    `<option value="${code}"${code === app.language() ? " selected" : ""}>${name}</option>`).join("");
+    `<option value="${code}"${code === app.language() ? " selected" : ""}${narrow ? ` label="${SHORT_LANG[code] || name}"` : ""}>${name}</option>`).join("");
   sel.onchange = () => app.setLang(sel.value);
   $("#btn-log").onclick = () => showLog();
   $("#btn-secrets").onclick = () => showSecrets();
   $("#btn-fit").onclick = () => app.fit();
   $("#btn-log").innerHTML = GLYPH.log;
   $("#btn-fit").innerHTML = GLYPH.fit;
+  const fs = $("#btn-full");
+  fs.hidden = !tg.canFullscreen(); // Telegram 8.0+ only
+  fs.onclick = () => tg.toggleFullscreen();
+  fs.innerHTML = FULL_ICON;
+  $("#hand-more").onclick = () => { const h = $("#hand"); h.scrollBy({ left: h.clientWidth * 0.8, behavior: "smooth" }); };
   $("#zoom-in").onclick = () => app.zoom(0.8);
   $("#zoom-out").onclick = () => app.zoom(1.25);
   // what a screen reader says and a long press shows, in the reader's language
   for (const [sel, key] of [["#btn-log", "log"], ["#btn-fit", "fitView"], ["#zoom-in", "zoomIn"],
     ["#zoom-out", "zoomOut"], ["#lang", "language"], ["#players", "players"], ["#board", "maze"],
-    ["#hand", "hand"]]) {
+    ["#hand", "hand"], ["#btn-full", "table.fullscreen"], ["#hand-more", "table.moreCards"]]) {
     $(sel).setAttribute("aria-label", t(key));
     if ($(sel).tagName === "BUTTON") $(sel).title = t(key);
   }
@@ -97,6 +109,18 @@ export function render() {
   renderPlayers(v);
   renderHand(v);
   renderBar(v);
+  renderLastLine(v);
+}
+
+// --- the last move: a line over the maze for a few seconds ------------------------------
+
+function renderLastLine(v) {
+  const el = $("#lastline");
+  const last = S().last;
+  const me = mine(v);
+  const text = last && !S().replay && last.entry.seat !== me ? lastLine(last.entry, (seat) => seatName(v, seat), me) : "";
+  el.textContent = text;
+  el.hidden = !text;
 }
 
 function renderRole(v) {
@@ -127,8 +151,26 @@ function renderPlayers(v) {
       <div class="meta"><span class="hs" title="${esc(t("cards", { n: s.hand_size }))}">${GLYPH.cards}${s.hand_size ?? 0}</span>${gold}<span class="icons">${icons}</span>${s.online === false && !s.computer ? `<span class="off">${esc(t("offline"))}</span>` : ""}</div>
       ${role}${turn && v.turn_deadline ? `<span class="clock" data-deadline="${esc(v.turn_deadline)}" data-total="${(v.settings && v.settings.turn_time) || 0}"><svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true"><circle cx="10" cy="10" r="8" fill="none" stroke="var(--bg)" stroke-width="3"/><circle class="ring" cx="10" cy="10" r="8" fill="none" stroke="var(--turn)" stroke-width="3" stroke-dasharray="50.3" transform="rotate(-90 10 10)"/></svg><b></b></span>` : ""}</div>`;
   }).join("");
-  $("#players").innerHTML = html;
+  const strip = $("#players");
+  strip.innerHTML = html;
+  strip.classList.toggle("many", (v.seats || []).length > 6);
+  const last = S().last;
+  if (last && !S().replay) {
+    const chip = strip.querySelector(`[data-seat="${last.entry.seat}"]`);
+    if (chip) { chip.classList.add("acted"); chip.style.animationDelay = `-${Date.now() - last.at}ms`; }
+  }
+  showTurn(strip);
   tick();
+}
+
+// Whose turn it is is always on screen: the strip scrolls to the current seat's chip.
+function showTurn(strip) {
+  const chip = strip.querySelector(".seat.turn");
+  if (!chip) return;
+  const left = chip.offsetLeft - strip.offsetLeft, right = left + chip.offsetWidth;
+  if (left >= strip.scrollLeft && right <= strip.scrollLeft + strip.clientWidth) return;
+  const to = Math.max(0, left - (strip.clientWidth - chip.offsetWidth) / 2);
+  strip.scrollTo({ left: to, behavior: "smooth" });
 }
 
 function tick() {
@@ -164,9 +206,37 @@ function renderHand(v) {
     const playable = st.discard ? true : app.movesOf(c.id).length > 0;
     const sel = st.discard ? st.picked.includes(c.id) : st.sel === c.id;
     const name = t(`cards.${c.card}`) || c.card;
-    return `<button class="hcard${playable ? "" : " dim"}${sel ? " sel" : ""}" type="button" data-id="${esc(c.id)}" data-card="${esc(c.card)}" aria-pressed="${sel}" aria-label="${esc(name)}">${cardTile(c.id, c.card)}</button>`;
+    const turned = sel && !st.discard && st.rotated ? " turned" : "";
+    return `<button class="hcard${playable ? "" : " dim"}${sel ? " sel" : ""}${turned}" type="button" data-id="${esc(c.id)}" data-card="${esc(c.card)}" aria-pressed="${sel}" aria-label="${esc(name)}">${cardTile(c.id, c.card)}</button>`;
   }).join("");
   for (const b of document.querySelectorAll("#hand .hcard")) b.onclick = () => app.selectCard(b.dataset.id);
+  handHint();
+}
+
+// A hand wider than the screen says so: a "more" arrow at the edge while cards are hidden.
+function handHint() {
+  const h = $("#hand");
+  $("#hand-more").hidden = !(h.scrollWidth > h.scrollLeft + h.clientWidth + 4);
+}
+document.addEventListener("DOMContentLoaded", () => {
+  const h = $("#hand");
+  if (h) h.addEventListener("scroll", handHint, { passive: true });
+  window.addEventListener("resize", handHint);
+});
+
+// Why a card in hand cannot be played now, in the engine's words: a broken tool or a trap
+// stops path cards; else nothing is to be done with it.
+function whyNot(v, id) {
+  const card = ((v.you && v.you.hand) || []).find((c) => c.id === id);
+  const entry = card ? cat(card.card) : null;
+  const seat = (v.seats || []).find((s) => s.seat === mine(v));
+  const front = (seat && seat.in_front) || [];
+  let reason = null;
+  if (entry && entry.category !== "action") {
+    if (front.some((k) => /TRAP/.test(String(k)))) reason = t("reasons.trapped");
+    else if (front.some((k) => /^BREAK_/.test(String(k)) || /^(pickaxe|lantern|cart)$/.test(String(k)))) reason = t("reasons.tool_broken");
+  }
+  return reason ? reason.charAt(0).toUpperCase() + reason.slice(1) : t("noMoves");
 }
 
 // --- action bar -----------------------------------------------------------------------------
@@ -251,7 +321,8 @@ function renderBar(v) {
     } else if (st.sel) {
       const moves = app.movesOf(st.sel);
       const kind = moves.length ? moves[0].type : null;
-      if (kind === "place_path") prompt = st.cell ? t("pickAgain") : t("pickCell");
+      const here = kind === "place_path" && st.cell ? moves.filter((m) => m.x === st.cell[0] && m.y === st.cell[1]) : [];
+      if (kind === "place_path") prompt = !st.cell ? t("pickCell") : here.length > 1 ? t("pickAgain") : t("table.pickConfirm");
       else if (kind === "rockfall") prompt = t("pickCard");
       else if (kind === "map") prompt = t("pickGoal");
       else if (kind === "theft") prompt = moveLabel(v, moves[0]);
@@ -261,7 +332,7 @@ function renderBar(v) {
           const on = st.choice && JSON.stringify(st.choice) === JSON.stringify(m);
           items.push(button(moveLabel(v, m), () => app.choose(m), on ? "on" : "", `data-act="target" data-target="${m.target_seat}"${m.tool ? ` data-tool="${m.tool}"` : ""}`));
         }
-      } else prompt = t("noMoves");
+      } else prompt = whyNot(v, st.sel);
       if (kind === "place_path" && st.cell && moves.filter((m) => m.x === st.cell[0] && m.y === st.cell[1]).length > 1) {
         items.push(button(t("rotate"), () => { st.rotated = !st.rotated; app.render(); }, "", 'data-act="rotate"'));
       }
@@ -286,12 +357,31 @@ function renderBar(v) {
   for (const b of box.querySelectorAll("button")) b.onclick = () => items[Number(b.dataset.i)][1]();
 }
 
+// Every cell the reader could play on this turn (any card): what the board frames when
+// their turn starts.
+export function playableCells() {
+  const v = S().view;
+  const cells = new Map();
+  // [x, y, rank]: paths first (the turn's main play), then rockfalls, then goals to look at
+  const RANK = { place_path: 0, rockfall: 1, map: 2 };
+  for (const m of (v && v.legal_moves) || []) {
+    if (!(m.type in RANK)) continue;
+    const g = m.type === "map" ? (v.goals || []).find((gg) => gg.goal === m.goal) : m;
+    const key = g ? `${g.x},${g.y}` : null;
+    if (g && g.x !== undefined && (!cells.has(key) || cells.get(key)[2] > RANK[m.type])) cells.set(key, [g.x, g.y, RANK[m.type]]);
+  }
+  return [...cells.values()];
+}
+
 export function boardMarks() {
   const st = S();
   const v = st.view;
   const marks = {};
   const rr = v.round_result;
   if (rr && rr.route && (v.status === "round_over" || v.status === "finished")) marks.route = rr.route;
+  marks.peekLabel = (gold) => t(gold ? "goldKind" : "stoneKind");
+  const mark = st.last ? boardMark(st.last.entry) : null;
+  if (mark) marks.last = { ...mark, age: Date.now() - st.last.at };
   if (!st.sel || st.discard) return marks;
   const moves = app.movesOf(st.sel);
   const kind = moves.length ? moves[0].type : null;

@@ -14,6 +14,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from playwright.async_api import Browser, BrowserContext, Page, Route, ViewportSize
 
+from core.cells import cell_name
 from core.names import names
 from core.service import GameService, UserRef
 from core.settings import Settings
@@ -195,7 +196,8 @@ async def test_telegram_place_card_by_tapping_and_live_update(
         placed = next(c["card"] for c in v0["you"]["hand"] if c["id"] == move["card"])
         await b.click("#btn-log")
         name = Translator("en").card(placed)
-        assert f"placed {name} at {move['x']},{move['y']}" in await b.inner_text("#log-list")
+        cell = cell_name(move["x"], move["y"])  # as the group picture names it
+        assert f"placed {name} at {cell}" in await b.inner_text("#log-list")
         await b.click("#sheet [data-close]")
         # a refused move: the server's reason in a toast, and an error haptic
         await a.evaluate("window.__sabApi.send({type: 'discard', cards: ['zzzzz']})")
@@ -278,8 +280,9 @@ async def test_selecting_a_card_never_leaves_a_target_under_the_zoom_buttons(
             box, _ = await under_centre(x, y)
             assert svg["x"] <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"]
             assert svg["y"] <= box["y"] and box["y"] + box["height"] <= svg["y"] + svg["height"]
-        await card.click()  # put the card down ...
+        await page.click('#buttons [data-act="cancel"]')  # put the card down ...
         await card.click()  # ... and take it again: its targets come out where taps reach
+        await page.wait_for_function("() => !document.querySelector('#board').dataset.moving")
         for x, y in cells:
             assert (await under_centre(x, y))[1] == f"{x},{y}"
         await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
@@ -448,6 +451,19 @@ TARGETED = {
 }
 
 
+async def tap_target(page: Page, selector: str) -> None:
+    """Tap a lit cell of the maze; one far from the framed ones is out of view, as on a
+    phone: the whole-maze button brings it back first."""
+    await page.wait_for_function("() => !document.querySelector('#board').dataset.moving")
+    box = await page.locator(selector).bounding_box()
+    svg = await page.locator("#board").bounding_box()
+    assert box and svg
+    inside = svg["x"] <= box["x"] and box["x"] + box["width"] <= svg["x"] + svg["width"] - 54
+    if not inside or not svg["y"] <= box["y"] <= svg["y"] + svg["height"] - box["height"]:
+        await page.click("#btn-fit")
+    await page.click(selector)
+
+
 async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
     """Make one move through the page, as a person would: by tapping. Each kind of action
     card is tried once (target buttons, rockfall on the maze, theft); else a path card
@@ -460,7 +476,7 @@ async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
         tried.add(kind)
         await page.click(f'.hcard[data-id="{move["card"]}"]')
         if kind == "rockfall":
-            await page.click(f'#board .card-target[data-cell="{move["x"]},{move["y"]}"]')
+            await tap_target(page, f'#board .card-target[data-cell="{move["x"]},{move["y"]}"]')
         elif kind in TARGETED:
             buttons = page.locator('#buttons [data-act="target"]')
             labels = [m for m in moves if m.get("card") == move["card"]]
@@ -473,7 +489,7 @@ async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
         # prefer moves towards the goals, so the round tends to end by reaching one
         move = max(place, key=lambda m: (m["x"], -abs(m["y"])))
         await page.click(f'.hcard[data-id="{move["card"]}"]')
-        await page.click(f'#board [data-cell="{move["x"]},{move["y"]}"]')
+        await tap_target(page, f'#board .target[data-cell="{move["x"]},{move["y"]}"]')
         if move["rotated"]:
             await page.click("#board .ghost")  # a second tap turns the card
         await page.click("#confirm")

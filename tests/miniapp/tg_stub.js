@@ -30,6 +30,15 @@
   };
   window.__tgPressMain = () => { if (MainButton.isVisible) handlers.main.slice().forEach((f) => f()); };
   window.__tgPressBack = () => handlers.back.slice().forEach((f) => f());
+  // Mini Apps 8.0 (full screen, safe areas, home screen), only when CFG.version says so:
+  // an older client has none of these methods, as in Telegram.
+  const version = CFG.version || "8.0";
+  const atLeast = (v) => {
+    const [a, b] = version.split(".").map(Number), [c, d] = String(v).split(".").map(Number);
+    return a > c || (a === c && (b || 0) >= (d || 0));
+  };
+  const emit = (name, self) => (handlers.events[name] || []).slice().forEach((f) => f.call(self || window.Telegram.WebApp));
+  window.__tgEmit = emit;
   window.Telegram = {
     WebApp: {
       initData: CFG.initData, initDataUnsafe: unsafe, version: "8.0", platform: "tdesktop",
@@ -44,9 +53,33 @@
       expand() { this.isExpanded = true; log("expand"); },
       disableVerticalSwipes() { log("disableVerticalSwipes"); },
       enableVerticalSwipes() { log("enableVerticalSwipes"); },
-      isVersionAtLeast: () => true,
+      isVersionAtLeast: atLeast,
       onEvent(name, f) { (handlers.events[name] = handlers.events[name] || []).push(f); },
       offEvent() {},
     },
   };
+  if (atLeast("8.0")) {
+    const W = window.Telegram.WebApp;
+    Object.assign(W, {
+      isFullscreen: !!CFG.fullscreen,
+      safeAreaInset: CFG.safeAreaInset || { top: 0, bottom: 0, left: 0, right: 0 },
+      contentSafeAreaInset: CFG.contentSafeAreaInset || { top: 0, bottom: 0, left: 0, right: 0 },
+      requestFullscreen() {
+        log("requestFullscreen");
+        this.isFullscreen = true;
+        this.safeAreaInset = CFG.fullscreenSafeArea || { top: 47, bottom: 34, left: 0, right: 0 };
+        this.contentSafeAreaInset = CFG.fullscreenContentSafeArea || { top: 46, bottom: 0, left: 0, right: 0 };
+        emit("safeAreaChanged"); emit("contentSafeAreaChanged"); emit("fullscreenChanged");
+      },
+      exitFullscreen() {
+        log("exitFullscreen");
+        this.isFullscreen = false;
+        this.safeAreaInset = { top: 0, bottom: 0, left: 0, right: 0 };
+        this.contentSafeAreaInset = { top: 0, bottom: 0, left: 0, right: 0 };
+        emit("safeAreaChanged"); emit("contentSafeAreaChanged"); emit("fullscreenChanged");
+      },
+      checkHomeScreenStatus(cb) { log("checkHomeScreenStatus"); setTimeout(() => cb && cb(CFG.homeScreen || "missed"), 10); },
+      addToHomeScreen() { log("addToHomeScreen"); },
+    });
+  }
 })();
