@@ -211,12 +211,6 @@ def _draw_board(
     _draw_rim(draw, lay, override)
 
 
-def rim_labels(view: Mapping[str, Any]) -> tuple[list[str], list[str]]:
-    """The names drawn on the rim: (column numbers left to right, row letters top down)."""
-    x0, y0, x1, y1 = _extent(_public(view))
-    return [column_name(x) for x in range(x0, x1 + 1)], [row_name(y) for y in range(y0, y1 + 1)]
-
-
 def _draw_rim(draw: ImageDraw.ImageDraw, lay: _Layout, override: str | None) -> list[str]:
     """Column numbers above the maze, row letters left of it; returns what it wrote."""
     ss = lay.ss

@@ -8,22 +8,28 @@ from typing import Any
 import pytest
 from PIL import ImageChops
 
-from core.cells import cell_name
+from core.cells import cell_name, column_name, row_name
 from telegram_bot import board_picture, texts
 from telegram_bot import keyboards as kb
 from telegram_bot.i18n import LANGUAGES, Translator
 from tests.telegram_bot.test_board_picture import _decode, spectator_view
 
 
+def rim_labels(view: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The names the rim should carry: (column numbers left to right, row letters top down)."""
+    x0, y0, x1, y1 = board_picture._extent(board_picture._public(view))
+    return [column_name(x) for x in range(x0, x1 + 1)], [row_name(y) for y in range(y0, y1 + 1)]
+
+
 def test_rim_names_the_rows_and_columns_in_view() -> None:
     view = spectator_view(4, 0)
-    columns, rows = board_picture.rim_labels(view)
+    columns, rows = rim_labels(view)
     # the start is G1 and the goals E9, G9, I9: all of them on the rim
     assert {"1", "9"} <= set(columns) and {"E", "G", "I"} <= set(rows)
     assert columns == [str(x + 1) for x in range(-1, 10)]
     assert rows == list("DEFGHIJ")
     view["board"].append({"x": -3, "y": -6, "card": "S1_CROSS", "rotated": False})
-    columns, rows = board_picture.rim_labels(view)
+    columns, rows = rim_labels(view)
     assert columns[0] == "-3" and rows[0] == "-A"  # any cell of the unbounded maze
 
 
@@ -39,7 +45,7 @@ def test_rim_labels_are_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(board_picture, "_draw_rim", spy)
     labelled = _decode(board_picture.render_board(view)[0])
-    columns, rows = board_picture.rim_labels(view)
+    columns, rows = rim_labels(view)
     assert drawn == [columns + rows]
     monkeypatch.setattr(board_picture, "_draw_rim", lambda *a: [])
     bare = _decode(board_picture.render_board(view)[0])
