@@ -23,6 +23,7 @@ from core import engine
 from core.service import clock, lobby, movelog
 from core.service.agents import Chooser
 from core.service.archive import game_record, round_record
+from core.service.history import replay_facts
 from core.service.meta import Meta
 from core.service.models import (
     ServiceConfig,
@@ -520,7 +521,7 @@ class ServiceCore:
             final = list(engine.scores(loaded.state))
             await self.store.archive(
                 loaded.game_id,
-                game_record(meta, final),
+                game_record(meta, final, replay_facts(meta, loaded.state, loaded.version)),
                 user_ids=meta.humans(),
                 chat_id=meta.chat_key.chat_id if meta.chat_key else None,
                 finished_ms=meta.finished_ms or self.now_ms(),

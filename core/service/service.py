@@ -9,7 +9,7 @@ import logging
 from typing import Any
 
 from core import engine
-from core.service import chat_settings, lobby, lobby_settings
+from core.service import chat_settings, history, lobby, lobby_api, lobby_settings
 from core.service.core import client_submission_id
 from core.service.flow import GameFlow
 from core.service.guards import Guards
@@ -211,6 +211,23 @@ class GameService(GameFlow, Timers, Queries, Guards):
 
         return self._view(await self._mutate(game_id, decide, user_id), user_id)
 
+    async def describe_lobby(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+        """The lobby's settings schema, current values and computer seats (the Mini App's
+        lobby sheet; ``editable`` for its creator while it has not started)."""
+        return lobby_api.describe((await self._load(game_id, read_only=True)).meta, user_id)
+
+    async def set_lobby(
+        self, game_id: str, user_id: int, settings: dict[str, Any], computers: Any = None
+    ) -> dict[str, Any]:
+        """Settings and the number of computer seats in one commit (creator only)."""
+
+        def decide(loaded: Loaded) -> Plan:
+            lobby.require_creator(loaded.meta, user_id)
+            lobby_api.apply(loaded.meta, settings, computers)
+            return self._lobby_plan(loaded.meta)
+
+        return self._view(await self._mutate(game_id, decide, user_id), user_id)
+
     async def add_computer(
         self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
     ) -> dict[str, Any]:
@@ -397,3 +414,26 @@ class GameService(GameFlow, Timers, Queries, Guards):
         if new is None:
             return None
         return SubmitResult("ok", self._view(new, user_id))
+
+    # ========================================================= history
+    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+        """A finished game's view from its archive, once its live record is gone."""
+        return await history.finished_view(self.store, game_id, user_id)
+
+    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+        return await history.finished_log(self.store, game_id, since_version)
+
+    async def replay(self, game_id: str) -> dict[str, Any]:
+        """Every round of a game, live or archived (``core.service.history``)."""
+        try:
+            loaded = await self._load(game_id, read_only=True)
+        except ServiceError as exc:
+            if exc.code != "not_found":
+                raise
+            loaded = None
+        return await history.replay_of(self.store, game_id, loaded)
+
+    async def history(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        """The user's "My games": their's archived games, newest first."""
+        records = await self.store.archived_for_user(user_id, limit)
+        return [e for r in records if (e := history.history_entry(r, user_id)) is not None]
