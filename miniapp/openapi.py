@@ -285,6 +285,11 @@ def document() -> dict[str, Any]:
                         "seats": {"type": "integer", "minimum": 2, "maximum": 12},
                         "computer_seats": {"type": "integer", "minimum": 0},
                         "level": {"enum": ["easy", "normal", "hard"]},
+                        "settings": {
+                            "type": "object",
+                            "description": "any lobby settings by name (GET "
+                            "/api/settings/schema), e.g. turn_time",
+                        },
                     },
                 },
                 extra={

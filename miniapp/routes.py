@@ -140,8 +140,11 @@ async def create_game(request: web.Request) -> web.Response:
     level = body.get("level", "normal")
     if level not in ("easy", "normal", "hard"):
         raise bad_request("'level' must be easy, normal or hard", "bad_type")
+    settings = body.get("settings", {})  # any of the lobby settings (the service checks them)
+    if not isinstance(settings, dict):
+        raise bad_request("'settings' must be an object", "bad_type")
     view = await adapter(request).create(
-        user_ref(session), edition, options, seats, computers, str(level)
+        user_ref(session), edition, options, seats, computers, str(level), settings
     )
     return json_response({"game_id": view["game_id"], "version": view["version"]}, 201)
 

@@ -39,7 +39,6 @@ STATUS_OF_CODE = {
     "too_many_players": 422,
     "invalid_config": 422,
     "not_started": 409,
-    "not_replayable": 404,
     "bad_setting": 422,
     "busy": 503,
 }
@@ -78,6 +77,7 @@ class ServiceAdapter:
         seats: int | None,
         computers: int,
         level: str,
+        settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         with translated():
             return await self.service.create_lobby(
@@ -88,6 +88,7 @@ class ServiceAdapter:
                 seats=seats,
                 computers=computers,
                 level=level,
+                settings=settings,
             )
 
     async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:

@@ -44,7 +44,7 @@ def rebuild(facts: dict[str, Any], raw_log: list[str]) -> tuple[Any, list[dict[s
         catalogue = engine.resolve_catalogue(facts["catalogue"])
         state = engine.new_game(config, facts["seed"], catalogue)
     except (KeyError, TypeError, engine.ConfigError, engine.CatalogueError) as exc:
-        raise ServiceError("not_replayable", "this game was archived without its deal") from exc
+        raise ServiceError("not_found", "this game was archived without its deal") from exc
     rounds = [{"round": state.round, "start": _snapshot(state), "end": None}]
     for raw in raw_log:
         entry = movelog.decode(raw)
@@ -113,7 +113,7 @@ def archived_view(record: dict[str, Any], state: Any, viewer: int | None) -> dic
     view["archived"] = True
     view["legal_moves"] = []
     for seat in view.get("seats", []):
-        seat["online"] = False
+        seat.pop("online", None)  # nobody is at an archived table: no presence to show
     return view
 
 

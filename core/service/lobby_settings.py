@@ -176,7 +176,7 @@ SCHEMA: tuple[Setting, ...] = (
     Setting("round_pause", "number", "setting", 30, minimum=0, maximum=600, offered=False),
     Setting("takeover_after", "number", "setting", 2, minimum=1, maximum=10, offered=False),
     # a group's lobby: anyone with its link may join, not only members of the group
-    Setting("open_join", "flag", "setting", False, choices=(False, True)),
+    Setting("open_join", "flag", "setting", False, choices=(False, True), contexts=("group",)),
 )
 BY_NAME: dict[str, Setting] = {s.name: s for s in SCHEMA}
 OPTION_SETTINGS: tuple[Setting, ...] = tuple(
