@@ -55,7 +55,13 @@ async function boot() {
   S.local = !!session.local;
   ui.renderStatic();
   past.install();
-  const id = game || gameFromStart(session) || (S.local ? await newestGame() : null);
+  // the bot's "My games" links: ?view=history (private chats), startapp=history (groups)
+  const start = gameFromStart(session);
+  if (!game && (start === "history" || new URLSearchParams(location.search).get("view") === "history")) {
+    await past.myGames();
+    return;
+  }
+  const id = game || start || (S.local ? await newestGame() : null);
   if (id) await openGame(id);
   else await ui.noGame();
 }

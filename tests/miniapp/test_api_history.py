@@ -9,17 +9,20 @@ from typing import Any
 
 import jsonschema
 
-from core.service import GameService, UserRef
+from core.service import ChatKey, GameService, UserRef
 from tests.miniapp.conftest import ClientMaker, session_token
 
 HIDDEN = ("hand", "known_goals", "known_roles")
 
 
-async def finished_game(service: GameService, rounds: int = 2, user: int = 1) -> str:
+async def finished_game(
+    service: GameService, rounds: int = 2, user: int = 1, chat: ChatKey | None = None
+) -> str:
     """A classic game of ``rounds`` rounds, user ``user`` against two computer seats, the
     human playing their first legal move each turn until the game is over."""
     view = await service.create_lobby(
-        chat=None,
+        chat=chat,
+        title="Cave" if chat else None,
         creator=UserRef(user, "Ann"),
         edition="classic",
         seats=3,

@@ -130,6 +130,8 @@ async def test_my_games_opens_an_archived_game_and_replays_any_round(
         await page.goto(base + "/")
         await page.click("#message button")  # no game opened: "My games"
         await page.wait_for_selector("#my-games")
+        await page.goto(base + "/?view=history")  # the bot's link opens the list at once
+        await page.wait_for_selector("#my-games")
         rows = page.locator("#sheet [data-game]")
         assert await rows.count() == 1
         text = await rows.first.inner_text()
