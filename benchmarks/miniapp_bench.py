@@ -55,6 +55,8 @@ PAGE_FILES = [
     "tg.js",
     "ui.js",
     "sheets.js",
+    "lobby.js",
+    "history.js",
 ]
 
 
