@@ -110,24 +110,35 @@ function drawLobby() {
   });
 }
 
-async function change(body) {
-  const st = S();
-  const path = `/api/games/${encodeURIComponent(st.gameId)}/settings`;
-  try {
-    app.setView(await api.request("PATCH", path, body));
-    sheet = await api.request("GET", path);
-  } catch (e) {
-    toast(app.errorText(e));
+// A lobby view carries every value the sheet shows (where the schema says it is): the sheet
+// follows each new view at once, with no second request.
+function follow(view) {
+  const values = {};
+  for (const spec of sheet.schema.settings) {
+    if (spec.where === "game") values[spec.name] = view[spec.name];
+    else if (spec.where === "option") values[spec.name] = (view.options || {})[spec.name] ?? spec.default;
+    else if (spec.name === "seats") values.seats = (view.settings || {}).max_seats;
+    else values[spec.name] = (view.settings || {})[spec.name];
   }
-  if (sheet) drawLobby();
+  sheet = { ...sheet, values, computers: (view.seats || []).filter((x) => x.computer).length };
 }
 
-// A new view while the sheet is open (the creator changed something): draw it again.
-export async function onView(view) {
+async function change(body) {
+  const st = S();
+  try {
+    app.setView(await api.request("PATCH", `/api/games/${encodeURIComponent(st.gameId)}/settings`, body));
+  } catch (e) {
+    toast(app.errorText(e)); // refused: the sheet shows the settings as they still are
+    if (sheet && $("#lobby-settings")) drawLobby();
+  }
+}
+
+// A new view while the sheet is open (this player's change, or the creator's): draw it.
+export function onView(view) {
   if (!sheet || !$("#lobby-settings") || sheet.game_id !== view.game_id) return;
   if (view.status !== "lobby") { sheet = null; closeOverlay(); return; }
-  try { sheet = await api.request("GET", `/api/games/${encodeURIComponent(view.game_id)}/settings`); } catch (e) { return; }
-  if ($("#lobby-settings")) drawLobby();
+  follow(view);
+  drawLobby();
 }
 
 // --- local mode: a new game against the computer, with every setting -------------------------

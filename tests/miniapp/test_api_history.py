@@ -40,6 +40,9 @@ async def finished_game(
         else:
             await asyncio.sleep(0.01)
         view = await service.view(game_id, user)
+    while await service.store.archived(game_id) is None:  # the close-out follows the commit
+        assert time.monotonic() < deadline, "the game was not archived"
+        await asyncio.sleep(0.01)
     return game_id
 
 

@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from playwright.async_api import Browser, Page, ViewportSize
 
-from core.service import GameService, UserRef
+from core.service import ChatKey, GameService, UserRef
 from core.settings import Settings
 from miniapp.local import start_local_table
 from miniapp.server import create_app
@@ -105,6 +105,52 @@ async def test_the_creator_sets_the_lobby_others_read_it(
     finally:
         await ann_ctx.close()
         await bob_ctx.close()
+
+
+async def test_a_group_lobby_offers_slow_mode_and_refuses_with_a_reason(
+    browser: Browser,
+    aiohttp_server: Any,
+    memory_service: GameService,
+    settings: Settings,
+    screenshot: Screenshot,
+) -> None:
+    server = await serve(aiohttp_server, memory_service, settings)
+    lobby = await memory_service.create_lobby(
+        chat=ChatKey(-1001), creator=UserRef(101, "Ann"), title="Cave"
+    )
+    game_id = lobby["game_id"]
+    ctx = await telegram_context(browser, 101, "Ann", start_param=game_id)
+    try:
+        page = await ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(f"http://127.0.0.1:{server.port}/")
+        await wait_view(page, "v.status === 'lobby'")
+        await page.click('#buttons [data-act="settings"]')
+        await page.wait_for_selector("#set-slow")
+        assert await page.locator("#set-turn_time option:checked").inner_text() == "1.5 min"
+        await page.check("#set-slow")
+        view = await wait_view(page, "v.settings.slow === true")
+        assert view["settings"]["turn_time"] == 4 * 3600 and view["options"]["rounds"] == 1
+        await page.wait_for_function(
+            "() => document.querySelector('#set-turn_time option:checked').textContent === '4 h'"
+        )
+        labels = await page.locator("#set-turn_time option").all_inner_texts()
+        assert labels == ["1 h", "4 h", "12 h", "24 h"]  # slow mode's turn times
+        await page.select_option("#set-turn_time", label="12 h")
+        await wait_view(page, "v.settings.turn_time === 12 * 3600")
+        # the tournament is for 5 to 9 players: at a table of ten it is refused
+        await page.select_option("#set-computers", "9")
+        await wait_view(page, "v.seats.length === 10")
+        await page.check("#set-tournament")
+        await page.wait_for_selector("#toast.show")
+        assert await page.inner_text("#toast") == "These settings are not allowed together"
+        assert not await page.locator("#set-tournament").is_checked()  # as it still is
+        assert not (await memory_service.view(game_id, None))["options"].get("tournament")
+        await screenshot(page, "lobby-settings-group-slow")
+        assert not errors, errors
+    finally:
+        await ctx.close()
 
 
 @pytest.mark.parametrize("size", list(SIZES))
