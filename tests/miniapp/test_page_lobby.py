@@ -167,7 +167,8 @@ async def test_my_games_opens_an_archived_game_and_replays_any_round(
     game_id = await finished_game(memory_service, rounds=2, user=101)
     final = (await memory_service.view(game_id, 101))["final"]
     await memory_service.store.delete_game(game_id)  # only the archive is left
-    ctx = await telegram_context(browser, 101, "Ann")
+    zh = size == "320"  # the small phone reads Traditional Chinese
+    ctx = await telegram_context(browser, 101, "Ann", language="zh-hant" if zh else "en")
     try:
         page = await ctx.new_page()
         await page.set_viewport_size(SIZES[size])
@@ -181,7 +182,10 @@ async def test_my_games_opens_an_archived_game_and_replays_any_round(
         rows = page.locator("#sheet [data-game]")
         assert await rows.count() == 1
         text = await rows.first.inner_text()
-        assert "Saboteur" in text and str(final["gold"][0]) in text
+        assert ("矮人礦坑" if zh else "Saboteur") in text and str(final["gold"][0]) in text
+        if zh:
+            sheet = await page.inner_text("#sheet")
+            assert not ENGLISH_WORD.findall(sheet), sheet
         assert await in_view(page, "#sheet [data-game]")
         await screenshot(page, f"my-games-{size}")
         await rows.first.click()
@@ -191,14 +195,18 @@ async def test_my_games_opens_an_archived_game_and_replays_any_round(
         await page.click("#sheet [data-close]")
         await page.click('#buttons [data-act="replay"]')
         await page.wait_for_selector("#replay-rounds")
+        if zh:
+            sheet = await page.inner_text("#sheet")
+            assert not ENGLISH_WORD.findall(sheet) and "第 2 輪" in sheet, sheet
         await screenshot(page, f"replay-rounds-{size}")
         await page.click('#sheet [data-round="1"]')
         await page.wait_for_function("() => window.__sab.replay && window.__sab.replay.round === 1")
-        assert (await page.inner_text("#prompt")).startswith("Round 1 · Step 0/")
+        head = "第 1 輪 · 第 {i}/" if zh else "Round 1 · Step {i}/"
+        assert (await page.inner_text("#prompt")).startswith(head.format(i=0))
         for _ in range(3):
             await page.click('#buttons [data-act="next"]')
         prompt = await page.inner_text("#prompt")
-        assert prompt.startswith("Round 1 · Step 3/") and ": " in prompt
+        assert prompt.startswith(head.format(i=3)) and ": " in prompt
         # the last step shows the round's end: every goal turned
         steps = await page.evaluate("window.__sab.replay.steps.length")
         for _ in range(steps):
