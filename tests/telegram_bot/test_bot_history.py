@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.service import ChatKey
 from tests.miniapp.test_api_history import finished_game
+from tests.telegram_bot.bot_driver import is_lobby, open_lobby
 from tests.telegram_bot.conftest import BotEnv
 
 
@@ -52,3 +53,30 @@ async def test_history_and_the_final_message_link_to_the_mini_app(fast_env: BotE
         timeout=15,
     )
     assert "还没有已结束的对局" in none["text"]
+
+
+async def test_a_change_in_the_mini_app_redraws_the_bots_lobby(fast_env: BotEnv) -> None:
+    """The lobby sheet's one commit (GameService.set_lobby, what PATCH .../settings calls)
+    reaches the group's lobby message through the change feed the notifier follows."""
+    api = fast_env.api
+    group = api.group(-3302, "Cave")
+    ann = api.user(33, "Ann")
+    ann.press_start()
+    game_id = await open_lobby(fast_env, group, ann)
+    await fast_env.service.set_lobby(
+        game_id,
+        ann.id,
+        {"edition": "expansion", "rounds": 1, "turn_time": 60, "bounded_board": True},
+        computers=2,
+    )
+
+    def redrawn() -> dict | None:
+        return api.last_bot_message(
+            group.id,
+            lambda m: (
+                is_lobby(m) and "Rounds: 1" in m.get("text", "") and "Saboteur 2" in m["text"]
+            ),
+        )
+
+    lobby = await api.wait_for(redrawn, timeout=15)
+    assert "1 min" in lobby["text"] and lobby["text"].count("🤖") == 2
