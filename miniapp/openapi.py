@@ -188,6 +188,11 @@ def _schemas() -> dict[str, Any]:
                     "type": ["string", "null"],
                     "description": "lobby: when the countdown starts the game (ISO 8601)",
                 },
+                "archived": {
+                    "type": "boolean",
+                    "description": "a finished game served from the archive (its live record "
+                    "is gone): read-only, no live updates",
+                },
                 "settings": {
                     "type": "object",
                     "description": "lobby settings (turn_time, countdown, language, ...)",

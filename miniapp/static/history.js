@@ -31,7 +31,8 @@ function when(ms) {
 export async function myGames() {
   let games = [];
   try { games = (await api.request("GET", "/api/history")).games || []; } catch (e) { toast(app.errorText(e)); return; }
-  const rows = games.map((g) => `<button type="button" class="row game" data-game="${esc(g.game_id)}">
+  // a game archived before replays were kept cannot be opened: listed, not a button
+  const rows = games.map((g) => `<button type="button" class="row game" data-game="${esc(g.game_id)}"${g.replayable === false ? " disabled" : ""}>
       <span class="grow"><b>${esc(g.title || t("localTable"))}</b><br><small>${esc(when(g.finished_at))} · ${esc(t(g.edition) || g.edition)}</small></span>
       <span class="${g.result === "won" ? "won" : ""}">${esc(t(g.result === "won" ? "resultWon" : "resultLost"))}</span>
       <b class="gold">${GLYPH.gold} ${g.gold}</b></button>`).join("");
