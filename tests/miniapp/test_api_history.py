@@ -127,3 +127,23 @@ async def test_my_games_lists_archived_games_newest_first(
     nobody = await session_token(client, 8, "Ed")
     assert (await (await client.get("/api/history", headers=nobody)).json()) == {"games": []}
     assert (await client.get("/api/history")).status == 401
+
+
+async def test_a_game_archived_without_its_deal_is_listed_not_opened(
+    memory_service: GameService, make_client: ClientMaker
+) -> None:
+    game_id = await finished_game(memory_service, rounds=1, user=9)
+    record = await memory_service.store.archived(game_id)
+    assert record is not None and record["replay"]["seed"] is not None
+    del record["replay"]  # as records were archived before replays were kept
+    await memory_service.store.archive(
+        game_id, record, user_ids=[9], chat_id=None, finished_ms=record["finished_ms"]
+    )
+    await memory_service.store.delete_game(game_id)
+    client = await make_client(memory_service)
+    me = await session_token(client, 9, "Fay")
+    games = (await (await client.get("/api/history", headers=me)).json())["games"]
+    assert [g["replayable"] for g in games] == [False]
+    for path in ("", "/log", "/replay"):
+        r = await client.get(f"/api/games/{game_id}{path}", headers=me)
+        assert r.status == 404 and (await r.json())["error"]["code"] == "not_found", path
