@@ -57,6 +57,8 @@ PAGE_FILES = [
     "sheets.js",
     "cells.js",
     "lastmove.js",
+    "lobby.js",
+    "history.js",
 ]
 
 # a tap on a hand card until the page shows it selected (the next frame after the click)

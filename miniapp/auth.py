@@ -255,7 +255,9 @@ class LocalUser:
 
 @dataclass(slots=True)
 class LocalCodes:
-    """One-time codes for local mode: each opens exactly one session, then is gone.
+    """One-time codes for local mode: each opens exactly one session, then is gone; and
+    the standing code of the link printed on 127.0.0.1, which opens a session whenever it
+    is used while the process runs (closing the tab must not lock its one player out).
 
     Kept in process memory on purpose: local mode is one process on localhost.
     """
@@ -263,6 +265,7 @@ class LocalCodes:
     ttl: int = LOCAL_CODE_TTL
     _codes: dict[str, tuple[LocalUser, float]] = field(default_factory=dict)
     _next_user: int = LOCAL_USER_BASE + 1
+    _standing: dict[str, LocalUser] = field(default_factory=dict)
 
     def new_user(self, name: str = "You", language: str | None = None) -> LocalUser:
         user = LocalUser(self._next_user, name, language)
@@ -276,8 +279,16 @@ class LocalCodes:
         self._codes[code] = (user, now + self.ttl)
         return code
 
+    def standing(self, user: LocalUser) -> str:
+        """A code valid for the process's lifetime (the printed loopback link's)."""
+        code = secrets.token_urlsafe(18)
+        self._standing[code] = user
+        return code
+
     def redeem(self, code: str, now: float | None = None) -> LocalUser:
         now = time.time() if now is None else now
+        if isinstance(code, str) and code in self._standing:
+            return self._standing[code]
         entry = self._codes.pop(code, None) if isinstance(code, str) else None
         if entry is None or entry[1] < now:
             raise AuthError("invalid_code", "this local link was already used or has expired")

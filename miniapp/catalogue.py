@@ -46,7 +46,7 @@ def card_entry(card: Any) -> dict[str, Any]:
 
 
 # the kinds of names the page takes from the catalogue: codes.po context -> the page's table
-PAGE_NAMES = {"card": "cards", "role": "roles"}
+PAGE_NAMES = {"card": "cards", "role": "roles", "option": "variants"}
 
 
 def page_names() -> dict[str, dict[str, dict[str, str]]]:

@@ -188,6 +188,11 @@ def _schemas() -> dict[str, Any]:
                     "type": ["string", "null"],
                     "description": "lobby: when the countdown starts the game (ISO 8601)",
                 },
+                "archived": {
+                    "type": "boolean",
+                    "description": "a finished game served from the archive (its live record "
+                    "is gone): read-only, no live updates",
+                },
                 "settings": {
                     "type": "object",
                     "description": "lobby settings (turn_time, countdown, language, ...)",
@@ -285,6 +290,11 @@ def document() -> dict[str, Any]:
                         "seats": {"type": "integer", "minimum": 2, "maximum": 12},
                         "computer_seats": {"type": "integer", "minimum": 0},
                         "level": {"enum": ["easy", "normal", "hard"]},
+                        "settings": {
+                            "type": "object",
+                            "description": "any lobby settings by name (GET "
+                            "/api/settings/schema), e.g. turn_time",
+                        },
                     },
                 },
                 extra={
@@ -420,6 +430,7 @@ def document() -> dict[str, Any]:
             )
         },
     }
+    paths.update(_lobby_and_history_paths(view, lobby))
     return {
         "openapi": "3.1.0",
         "info": {
@@ -443,4 +454,174 @@ def document() -> dict[str, Any]:
             },
         },
         "security": [{"tma": []}, {"bearer": []}],
+    }
+
+
+# --- lobby settings, replays, "My games" (core.service.lobby_api, core.service.history) ---
+
+SETTING = {
+    "type": "object",
+    "description": "one setting of core.service.lobby_settings.SCHEMA",
+    "required": ["name", "kind", "where", "default", "choices", "editions", "offered"],
+    "properties": {
+        "name": {"type": "string"},
+        "kind": {"enum": ["choice", "flag", "number"]},
+        "where": {
+            "enum": ["game", "option", "setting"],
+            "description": "where a view holds its value: view[name], view.options[name] "
+            "or view.settings[name]",
+        },
+        "default": {},
+        "choices": {"type": "array"},
+        "choices_when": {"type": "object", "additionalProperties": {"type": "array"}},
+        "nullable": {"type": "boolean"},
+        "editions": {"type": "array", "items": {"enum": ["classic", "expansion"]}},
+        "offered": {"type": "boolean", "description": "shown by the lobby front ends"},
+        "minimum": {"type": "number"},
+        "maximum": {"type": "number"},
+        "integer": {"type": "boolean"},
+    },
+}
+SCHEMA_DOC = {
+    "type": "object",
+    "required": ["context", "settings", "players"],
+    "properties": {
+        "context": {"enum": ["group", "private"]},
+        "settings": {"type": "array", "items": SETTING},
+        "players": {
+            "type": "object",
+            "description": "each edition's [fewest, most] players",
+            "additionalProperties": {"type": "array", "items": {"type": "integer"}},
+        },
+    },
+}
+SNAPSHOT = {
+    "type": "object",
+    "description": "the maze as everyone saw it (at a round's start, or its end with the "
+    "goals turned and the round's result)",
+    "properties": {
+        "board": {"type": "array", "items": {"type": "object"}},
+        "goals": {"type": "array", "items": {"type": "object"}},
+        "round_result": {"type": ["object", "null"]},
+    },
+}
+REPLAY = {
+    "type": "object",
+    "required": ["game_id", "edition", "finished", "seats", "rounds", "final"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "edition": {"enum": ["classic", "expansion"]},
+        "finished": {"type": "boolean"},
+        "seats": {"type": "array", "items": {"type": "object"}},
+        "rounds": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["round", "start", "end", "entries"],
+                "properties": {
+                    "round": {"type": "integer"},
+                    "start": SNAPSHOT,
+                    "end": {"oneOf": [SNAPSHOT, {"type": "null"}]},
+                    "entries": {"type": "array", "items": _ref("LogEntry")},
+                },
+            },
+        },
+        "final": {"type": ["object", "null"]},
+    },
+}
+HISTORY_ENTRY = {
+    "type": "object",
+    "required": ["game_id", "finished_at", "edition", "seat", "gold", "result"],
+    "properties": {
+        "game_id": {"type": "string"},
+        "finished_at": {"type": "integer", "description": "ms since the epoch"},
+        "title": {"type": ["string", "null"], "description": "the group's title"},
+        "edition": {"enum": ["classic", "expansion"]},
+        "players": {"type": "integer"},
+        "rounds": {"type": "integer"},
+        "seat": {"type": "integer"},
+        "gold": {"type": "integer"},
+        "result": {"enum": ["won", "lost"]},
+        "replayable": {"type": "boolean"},
+    },
+}
+
+
+def _lobby_and_history_paths(view: dict[str, Any], lobby: dict[str, Any]) -> dict[str, Any]:
+    settings_sheet = {
+        "type": "object",
+        "required": ["game_id", "context", "schema", "values", "computers", "editable"],
+        "properties": {
+            "game_id": {"type": "string"},
+            "context": {"enum": ["group", "private"]},
+            "schema": SCHEMA_DOC,
+            "values": {"type": "object", "description": "every setting's value by name"},
+            "computers": {"type": "integer"},
+            "max_computers": {"type": "integer"},
+            "editable": {"type": "boolean", "description": "the caller may change them"},
+        },
+    }
+    return {
+        "/api/settings/schema": {
+            "get": _op(
+                "the lobby settings schema where a lobby opens",
+                _json(SCHEMA_DOC, "the schema"),
+                params=[
+                    {
+                        "name": "context",
+                        "in": "query",
+                        "schema": {"enum": ["private", "group"], "default": "private"},
+                    }
+                ],
+                secure=False,
+            )
+        },
+        "/api/games/{game_id}/settings": {
+            "get": _op(
+                "a lobby's settings: schema, values, computer seats",
+                _json(settings_sheet, "the lobby's settings"),
+                params=[GAME_ID],
+                extra={"404": _err("no such game")},
+            ),
+            "patch": _op(
+                "set the lobby's settings and computer seats (creator only, one change); "
+                "the service checks every value (bad_setting, invalid_config…)",
+                view,
+                params=[GAME_ID],
+                body={
+                    "type": "object",
+                    "properties": {
+                        "settings": {
+                            "type": "object",
+                            "description": "by setting name; variants by name or in `options`",
+                        },
+                        "computers": {"type": "integer", "minimum": 0},
+                    },
+                },
+                extra={**lobby, "422": _err("bad_setting or invalid_config")},
+            ),
+        },
+        "/api/games/{game_id}/replay": {
+            "get": _op(
+                "every round of a game, live or archived, step by step (public facts only)",
+                _json(REPLAY, "the rounds"),
+                params=[GAME_ID],
+                extra={
+                    "404": _err("no such game"),
+                    "409": _err("not_started: no moves yet"),
+                },
+            )
+        },
+        "/api/history": {
+            "get": _op(
+                "the caller's finished games, newest first (the archive's retention)",
+                _json(
+                    {
+                        "type": "object",
+                        "properties": {"games": {"type": "array", "items": HISTORY_ENTRY}},
+                    },
+                    "My games",
+                ),
+            )
+        },
     }

@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core.service import lobby_settings
 from core.service.jsoncodec import dumps_compact
 from miniapp import keys
 from miniapp.auth import AuthError, Session
@@ -136,8 +137,11 @@ async def create_game(request: web.Request) -> web.Response:
     level = body.get("level", "normal")
     if level not in LEVELS:
         raise bad_request(f"'level' must be one of {', '.join(LEVELS)}", "bad_type")
+    settings = body.get("settings", {})  # any of the lobby settings (the service checks them)
+    if not isinstance(settings, dict):
+        raise bad_request("'settings' must be an object", "bad_type")
     view = await adapter(request).create(
-        user_ref(session), edition, options, seats, computers, str(level)
+        user_ref(session), edition, options, seats, computers, str(level), settings
     )
     return json_response({"game_id": view["game_id"], "version": view["version"]}, 201)
 
@@ -244,6 +248,50 @@ async def post_rematch(request: web.Request) -> web.Response:
     return json_response(view)
 
 
+# --- lobby settings, replays, history (the one schema: core.service.lobby_settings) ----
+
+
+async def settings_schema(request: web.Request) -> web.Response:
+    """The lobby settings schema where a lobby opens (``?context=private|group``)."""
+    context = request.query.get("context", "private")
+    if context not in lobby_settings.CONTEXTS:
+        raise bad_request("'context' must be 'private' or 'group'", "bad_type")
+    response = json_response(lobby_settings.describe(context))
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+async def get_settings(request: web.Request) -> web.Response:
+    session = require_session(request)
+    return json_response(
+        await adapter(request).lobby_settings(game_id_of(request), session.user_id)
+    )
+
+
+async def patch_settings(request: web.Request) -> web.Response:
+    """The creator sets any of the schema's settings and the number of computer seats;
+    only the body's shape is checked here, every value by the service."""
+    session = require_session(request)
+    game_id = game_id_of(request)
+    body = await read_json(request)
+    settings = body.get("settings", {})
+    if not isinstance(settings, dict):
+        raise bad_request("'settings' must be an object", "bad_type")
+    computers = body.get("computers")
+    view = await adapter(request).set_lobby(game_id, session.user_id, settings, computers)
+    return json_response(view)
+
+
+async def get_replay(request: web.Request) -> web.Response:
+    require_session(request)
+    return json_response(await adapter(request).replay(game_id_of(request)))
+
+
+async def get_history(request: web.Request) -> web.Response:
+    session = require_session(request)
+    return json_response({"games": await adapter(request).history(session.user_id)})
+
+
 # --- misc ----------------------------------------------------------------------------
 
 
@@ -278,6 +326,11 @@ def setup_routes(app: web.Application) -> None:
     r.add_post("/api/games/{game_id}/moves", post_move)
     r.add_get("/api/games/{game_id}/log", get_log)
     r.add_post("/api/games/{game_id}/rematch", post_rematch)
+    r.add_get("/api/settings/schema", settings_schema)
+    r.add_get("/api/games/{game_id}/settings", get_settings)
+    r.add_patch("/api/games/{game_id}/settings", patch_settings)
+    r.add_get("/api/games/{game_id}/replay", get_replay)
+    r.add_get("/api/history", get_history)
     r.add_get("/api/catalogue", catalogue)
     r.add_get("/api/openapi.json", openapi)
     r.add_get("/healthz", healthz)

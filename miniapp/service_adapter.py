@@ -43,6 +43,7 @@ STATUS_OF_CODE = {
     "not_enough_players": 409,
     "too_many_players": 422,
     "invalid_config": 422,
+    "not_started": 409,
     "bad_setting": 422,
     "busy": 503,
 }
@@ -81,6 +82,7 @@ class ServiceAdapter:
         seats: int | None,
         computers: int,
         level: str,
+        settings: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         with translated():
             return await self.service.create_lobby(
@@ -91,6 +93,7 @@ class ServiceAdapter:
                 seats=seats,
                 computers=computers,
                 level=level,
+                settings=settings,
             )
 
     async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
@@ -106,8 +109,14 @@ class ServiceAdapter:
             return await self.service.start(game_id, user_id)
 
     async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+        """The live view, or a finished game's from the archive once its record is gone."""
         with translated():
-            return await self.service.view(game_id, user_id)
+            try:
+                return await self.service.view(game_id, user_id)
+            except ServiceError as exc:
+                if exc.code != "not_found":
+                    raise
+            return await self.service.finished_view(game_id, user_id)
 
     async def games_for_user(self, user_id: int) -> list[str]:
         with translated():
@@ -136,7 +145,30 @@ class ServiceAdapter:
     async def log(self, game_id: str, since: int) -> list[dict[str, Any]]:
         """The public log is the same for every caller (RULES §8 "everyone")."""
         with translated():
-            return await self.service.log(game_id, since)
+            try:
+                return await self.service.log(game_id, since)
+            except ServiceError as exc:
+                if exc.code != "not_found":
+                    raise
+            return await self.service.finished_log(game_id, since)
+
+    async def replay(self, game_id: str) -> dict[str, Any]:
+        with translated():
+            return await self.service.replay(game_id)
+
+    async def history(self, user_id: int) -> list[dict[str, Any]]:
+        with translated():
+            return await self.service.history(user_id)
+
+    async def lobby_settings(self, game_id: str, user_id: int) -> dict[str, Any]:
+        with translated():
+            return await self.service.describe_lobby(game_id, user_id)
+
+    async def set_lobby(
+        self, game_id: str, user_id: int, settings: dict[str, Any], computers: Any
+    ) -> dict[str, Any]:
+        with translated():
+            return await self.service.set_lobby(game_id, user_id, settings, computers)
 
     async def version(self, game_id: str) -> int:
         """The game's current version: one field read, no record loaded, no view built

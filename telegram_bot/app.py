@@ -123,6 +123,7 @@ def add_handlers(application: Application) -> None:
     application.add_handler(CommandHandler("resume", pause.cmd_resume))
     application.add_handler(CommandHandler("cancel", commands.cmd_cancel))
     application.add_handler(CommandHandler("stats", commands.cmd_stats))
+    application.add_handler(CommandHandler("history", commands.cmd_history))
     application.add_handler(CommandHandler("hand", commands.cmd_start))
     application.add_handler(CallbackQueryHandler(on_callback))
     application.add_handler(InlineQueryHandler(on_inline))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from datetime import UTC, datetime
 from typing import Any
 
 from telegram import Message, Update, User
@@ -436,3 +437,38 @@ def _rows(stats: object) -> list[dict]:
     if isinstance(stats, dict):
         return list(stats.get("leaderboard") or [])
     return []
+
+
+async def cmd_history(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/history: the user's last finished games and a link to them in the Mini App (the
+    list itself only in a private chat: a group sees the link)."""
+    deps = deps_of(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return
+    t = await deps.tr_update(update)
+    private = chat.type == ChatType.PRIVATE
+    lines = ["🗂 <b>" + t.gettext("My games") + "</b>"]
+    games = await deps.port.history(user.id) if private else []
+    for g in games:
+        lines.append(
+            t.gettext(
+                "{date} · {title} · {edition}: {result}, {gold} gold",
+                date=datetime.fromtimestamp((g.get("finished_at") or 0) / 1000, UTC).strftime(
+                    "%Y-%m-%d"
+                ),
+                title=texts.esc(g.get("title") or t.gettext("private table")),
+                edition=t.pgettext("edition", str(g.get("edition") or "classic")),
+                result=t.gettext("won") if g.get("result") == "won" else t.gettext("lost"),
+                gold=g.get("gold", 0),
+            )
+        )
+    if private and not games:
+        lines.append(t.gettext("No finished games yet."))
+    markup = kb.history_keyboard(
+        t,
+        deps.bot_username,
+        deps.settings.miniapp_short_name,
+        public_url=deps.settings.public_url if private else None,
+    )
+    await reply(update, deps, "\n".join(lines), reply_markup=markup)

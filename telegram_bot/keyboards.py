@@ -35,6 +35,32 @@ def miniapp_group_url(bot_username: str, short_name: str | None, game_id: str) -
     return f"https://t.me/{bot_username}/{short_name}?startapp={game_id}"
 
 
+# the Mini App's start parameter (and ?view=) that opens "My games" instead of a game
+HISTORY = "history"
+
+
+def history_keyboard(
+    t: Translator,
+    bot_username: str,
+    short_name: str | None,
+    *,
+    game_id: str | None = None,
+    public_url: str | None = None,
+) -> InlineKeyboardMarkup | None:
+    """Links to a finished game (``game_id``) and to "My games" in the Mini App: a
+    ``t.me`` link anywhere, or a ``web_app`` button (private chats only) from
+    ``public_url``. None when the Mini App has no address."""
+    rows = []
+    if game_id and (url := miniapp_group_url(bot_username, short_name, game_id)):
+        rows.append([InlineKeyboardButton("🎬 " + t.gettext("Replay the game"), url=url)])
+    if url := miniapp_group_url(bot_username, short_name, HISTORY):
+        rows.append([InlineKeyboardButton("🗂 " + t.gettext("My games"), url=url)])
+    elif public_url:
+        page = WebAppInfo(f"{public_url.rstrip('/')}/?view={HISTORY}")
+        rows.append([InlineKeyboardButton("🗂 " + t.gettext("My games"), web_app=page)])
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
 def miniapp_private_url(public_url: str | None, game_id: str) -> str | None:
     if not public_url:
         return None

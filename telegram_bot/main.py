@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import multiprocessing
 import os
@@ -155,7 +156,14 @@ async def serve(settings: Settings, *, worker: int = 0) -> None:
     await runner.setup()
     try:
         site = web.TCPSite(runner, settings.host, settings.port, reuse_port=settings.workers > 1)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            from miniapp.local import port_in_use
+
+            raise SystemExit(port_in_use(settings.port)) from None
         if settings.local_mode and worker == 0:
             await announce_local_table(app, settings)
         await stop.wait()

@@ -31,6 +31,7 @@ def command_list(language: str) -> list[BotCommand]:
         BotCommand("lang", t.gettext("choose the language")),
         BotCommand("leave", t.gettext("leave the game")),
         BotCommand("stats", t.gettext("statistics")),
+        BotCommand("history", t.gettext("my finished games")),
     ]
 
 

@@ -173,6 +173,12 @@ class Notifier:
                     )
                 ),
                 sv,
+                markup=lambda t: kb.history_keyboard(  # the game's replay, "My games"
+                    t,
+                    self.deps.bot_username,
+                    self.deps.settings.miniapp_short_name,
+                    game_id=game_id,
+                ),
             )
             for s in humans:
                 t = await self._tr(s)
@@ -274,7 +280,10 @@ class Notifier:
         )
 
     # ------------------------------------------------------------------ group output
-    async def _send_group(self, game_id: str, render: Any, view: dict | None = None) -> None:
+    async def _send_group(
+        self, game_id: str, render: Any, view: dict | None = None, markup: Any = None
+    ) -> None:
+        """``markup``: the message's keyboard from the group's translator, or None."""
         chat = await self.deps.port.chat_of(game_id)
         if chat is None:
             return
@@ -282,7 +291,11 @@ class Notifier:
         await self.deps.runtime.acquire(chat.chat_id)
         try:
             await self.bot.send_message(
-                chat.chat_id, render(t), parse_mode=ParseMode.HTML, message_thread_id=chat.topic_id
+                chat.chat_id,
+                render(t),
+                parse_mode=ParseMode.HTML,
+                message_thread_id=chat.topic_id,
+                reply_markup=markup(t) if markup else None,
             )
         except TelegramError:
             log.exception("group message for %s failed", game_id)

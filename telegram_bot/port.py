@@ -176,6 +176,10 @@ class ServicePort:
             return await self.service.stats_for_chat(chat_id)
         return await self.service.stats_for_user(int(user_id or 0))
 
+    async def history(self, user_id: int, limit: int = 10) -> list[dict[str, Any]]:
+        """The user's finished games, newest first ("My games")."""
+        return await self.service.history(user_id, limit)
+
     async def seen_update(self, update_id: int) -> bool:
         """True when this Telegram update was already handled (webhook retries)."""
         return not await self.service.process_update_once(update_id)

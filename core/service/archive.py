@@ -1,7 +1,8 @@
 """The compact record a finished game leaves behind, and /stats from those records.
 
 ARCHITECTURE "What is kept after a game": config, seats' user ids, per-round outcome and
-gold, final scores. The move log is archived beside it by the store.
+gold, final scores, and what a replay needs (seed, catalogue version, version mapping).
+The move log is archived beside it by the store.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ def round_record(
     }
 
 
-def game_record(meta: Meta, final: list[int]) -> dict[str, object]:
+def game_record(
+    meta: Meta, final: list[int], replay: dict[str, Any] | None = None
+) -> dict[str, object]:
+    """``replay``: what rebuilding the game needs (``history.replay_facts``): its seed,
+    catalogue version, table and version mapping; the move log is archived beside it."""
     top = max(final, default=0)
     chat = meta.chat_key
     return {
@@ -48,6 +53,7 @@ def game_record(meta: Meta, final: list[int]) -> dict[str, object]:
         "rounds": meta.rounds_log,
         "final": final,
         "winners": [i for i, g in enumerate(final) if g == top] if final else [],
+        **({"replay": replay} if replay is not None else {}),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core import engine
-from core.service import chat_settings, lobby, lobby_settings
+from core.service import chat_settings, lobby, lobby_api, lobby_settings
 from core.service.guards import Guards
 from core.service.meta import Meta, Seat
 from core.service.models import ChatKey, ServiceConfig, ServiceError, UserRef
@@ -214,6 +214,24 @@ class Lobbies:
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.configure(loaded.meta, settings)
+            return self._lobby_plan(loaded.meta)
+
+        return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
+
+    async def describe_lobby(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+        """The lobby's settings schema, current values and computer seats (the Mini App's
+        lobby sheet; ``editable`` for its creator while it has not started)."""
+        loaded = await self.records.load(game_id, read_only=True)
+        return lobby_api.describe(loaded.meta, user_id)
+
+    async def set_lobby(
+        self, game_id: str, user_id: int, settings: dict[str, Any], computers: object = None
+    ) -> dict[str, object]:
+        """Settings and the number of computer seats in one commit (creator only)."""
+
+        def decide(loaded: Loaded) -> Plan:
+            lobby.require_creator(loaded.meta, user_id)
+            lobby_api.apply(loaded.meta, settings, computers)
             return self._lobby_plan(loaded.meta)
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)

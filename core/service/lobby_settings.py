@@ -20,6 +20,7 @@ Kind = Literal["choice", "flag", "number"]
 Where = Literal["game", "option", "setting"]
 # A lobby opened in a Telegram group, or anywhere else (the Mini App, the API, local mode).
 Context = Literal["group", "private"]
+CONTEXTS: tuple[Context, ...] = ("group", "private")
 
 LEVELS = ("easy", "normal", "hard")
 LANGUAGES = ("en", "zh-hans", "zh-hant")
@@ -175,7 +176,7 @@ SCHEMA: tuple[Setting, ...] = (
     Setting("round_pause", "number", "setting", 30, minimum=0, maximum=600, offered=False),
     Setting("takeover_after", "number", "setting", 2, minimum=1, maximum=10, offered=False),
     # a group's lobby: anyone with its link may join, not only members of the group
-    Setting("open_join", "flag", "setting", False, choices=(False, True)),
+    Setting("open_join", "flag", "setting", False, choices=(False, True), contexts=("group",)),
 )
 BY_NAME: dict[str, Setting] = {s.name: s for s in SCHEMA}
 OPTION_SETTINGS: tuple[Setting, ...] = tuple(

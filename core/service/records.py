@@ -18,6 +18,7 @@ from pathlib import Path
 from core import engine
 from core.service import chat_settings, movelog
 from core.service.archive import game_record
+from core.service.history import replay_facts
 from core.service.jsoncodec import dumps_compact, loads
 from core.service.meta import Meta
 from core.service.models import ServiceConfig, ServiceError, TurnWarning
@@ -435,7 +436,7 @@ class Records:
             final = list(engine.scores(loaded.state))
             await self.store.archive(
                 loaded.game_id,
-                game_record(meta, final),
+                game_record(meta, final, replay_facts(meta, loaded.state, loaded.version)),
                 user_ids=meta.humans(),
                 chat_id=meta.chat_key.chat_id if meta.chat_key else None,
                 finished_ms=meta.finished_ms or self.now_ms(),

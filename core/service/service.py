@@ -67,6 +67,8 @@ class GameService:
         self.leave = lobbies.leave
         self.kick = lobbies.kick
         self.configure = lobbies.configure
+        self.describe_lobby = lobbies.describe_lobby
+        self.set_lobby = lobbies.set_lobby
         self.add_computer = lobbies.add_computer
         self.remove_computer = lobbies.remove_computer
         self.start = lobbies.start
@@ -98,6 +100,10 @@ class GameService:
         self.listen = queries.listen
         self.listen_all = queries.listen_all
         self.stats_for_user = queries.stats_for_user
+        self.finished_view = queries.finished_view
+        self.finished_log = queries.finished_log
+        self.replay = queries.replay
+        self.history = queries.history
         self.stats_for_chat = queries.stats_for_chat
         self.delete_user_data = queries.delete_user_data
         # side effects once, adapter data, health

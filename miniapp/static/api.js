@@ -64,7 +64,7 @@ export async function refresh() {
 
 export const current = () => session;
 
-async function request(method, path, body) {
+export async function request(method, path, body) {
   const headers = { Authorization: `Bearer ${session ? session.token : ""}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -2,7 +2,9 @@
 // here comes from the view's legal_moves, and the server has the last word on every move.
 import * as api from "./api.js";
 import { Board, loadCards } from "./board.js";
+import * as past from "./history.js";
 import { LANGS, addNames, language, pickLanguage, setLanguage, t } from "./i18n.js";
+import * as lobby from "./lobby.js";
 import * as tg from "./tg.js";
 import * as ui from "./ui.js";
 import { lastMoveOf, LAST_MOVE_MS } from "./lastmove.js";
@@ -53,13 +55,27 @@ async function boot() {
   }
   S.local = !!session.local;
   ui.renderStatic();
-  const id = game || gameFromStart(session);
+  past.install();
+  // the bot's "My games" links: ?view=history (private chats), startapp=history (groups)
+  const start = gameFromStart(session);
+  if (!game && (start === "history" || new URLSearchParams(location.search).get("view") === "history")) {
+    await past.myGames();
+    return;
+  }
+  const id = game || start || (S.local ? await newestGame() : null);
   if (id) await openGame(id);
   else await ui.noGame();
 }
 
+// Local mode's link names no game: the player's newest one, the one they come back to.
+async function newestGame() {
+  try { return ((await api.myGames()).games || [])[0] || null; } catch (e) { return null; }
+}
+
 export async function openGame(id) {
   if (S.live) S.live.stop();
+  S.live = null;
+  S.replay = null;
   S.gameId = id;
   wanted = 0;
   S.view = null;
@@ -71,6 +87,7 @@ export async function openGame(id) {
     history.replaceState(null, "", `${location.pathname}?game=${encodeURIComponent(id)}`);
   }
   await refetch();
+  if (S.view && S.view.archived) return; // from the archive: nothing will change
   S.live = api.live(id, {
     onOpen: (v) => refetch(v),
     onVersion: (v) => { if (!S.view || v > S.view.version) refetch(v); },
@@ -122,6 +139,7 @@ export function setView(view) {
   S.knownGoals = known;
   if (changed && myTurnStarts(old, view)) S.frame = true; // frame what the reader can play
   render();
+  if (changed) lobby.onView(view);
   if ((view.status === "round_over" || view.status === "finished") &&
       S.shownEnd !== `${view.round}:${view.status}`) {
     S.shownEnd = `${view.round}:${view.status}`;
@@ -336,6 +354,7 @@ export async function playAgain() {
 export function setLang(code) {
   setLanguage(code, true);
   ui.renderStatic();
+  past.install();
   render();
   ui.rerenderSheet(); // an open sheet follows the language too
 }

@@ -1,6 +1,12 @@
 // English, 简体中文, 繁體中文. Pick from Telegram's language_code or the browser; overridable.
 const EN = {
   title: "Saboteur", loading: "Loading…", round: "Round {round}/{rounds}", deck: "Deck {n}",
+  // lobby settings, My games, replays of any round (lobby.js, history.js)
+  settingsTitle: "Game settings", creatorSets: "Only the game's creator changes these.", computerSeats: "Computer seats",
+  setRounds: "Rounds", setTurnTime: "Turn time", setSlow: "Slow mode (turns of hours)", setLanguage: "Bot language",
+  setOpenJoin: "Anyone with the link may join", noLimit: "No limit", secs: "{n} s", mins: "{n} min", hours: "{n} h",
+  myGames: "My games", noHistory: "No finished games yet.", localTable: "Private table", resultWon: "Won",
+  resultLost: "Lost", replayWhich: "Replay which round?", roundN: "Round {n}",
   discardPile: "Discards {n}", yourTurn: "Your turn", turnOf: "{name}'s turn", waiting: "Waiting",
   you: "you", computer: "computer", computerN: "Computer {n}", fitView: "Show the whole maze", zoomIn: "Zoom in", zoomOut: "Zoom out", maze: "Maze", hand: "Your hand", offline: "offline", cards: "{n} cards",
   place: "Place card", play: "Play", confirm: "Confirm", cancel: "Cancel", rotate: "Turn 180°",
@@ -73,6 +79,7 @@ const EN = {
     not_in_game: "you are not in this game",
     chat_busy: "a game is already open in this chat",
     not_in_lobby: "the lobby is closed",
+    not_started: "the game has not started",
     lobby_full: "every seat is taken",
     not_seated: "you are not in this game",
     too_many_players: "too many players for these settings",
@@ -99,6 +106,12 @@ const EN = {
 
 const HANS = {
   title: "矮人矿坑", loading: "加载中…", round: "第 {round}/{rounds} 轮", deck: "牌堆 {n}",
+  // lobby settings, My games, replays of any round (lobby.js, history.js)
+  settingsTitle: "游戏设置", creatorSets: "只有开局者可以更改这些设置。", computerSeats: "电脑座位",
+  setRounds: "轮数", setTurnTime: "每回合时限", setSlow: "慢速模式（每回合数小时）", setLanguage: "机器人语言",
+  setOpenJoin: "任何持有链接的人都可加入", noLimit: "不限时", secs: "{n} 秒", mins: "{n} 分钟", hours: "{n} 小时",
+  myGames: "我的对局", noHistory: "还没有已结束的对局。", localTable: "私人牌桌", resultWon: "获胜",
+  resultLost: "未胜", replayWhich: "回放哪一轮？", roundN: "第 {n} 轮",
   discardPile: "弃牌 {n}", yourTurn: "轮到你了", turnOf: "轮到 {name}", waiting: "等待中",
   you: "你", computer: "电脑", computerN: "电脑 {n}", fitView: "显示整个迷宫", zoomIn: "放大", zoomOut: "缩小", maze: "迷宫", hand: "你的手牌", offline: "离线", cards: "{n} 张",
   place: "放置", play: "出牌", confirm: "确定", cancel: "取消", rotate: "旋转 180°",
@@ -170,6 +183,7 @@ const HANS = {
     not_in_game: "你不在这局游戏中",
     chat_busy: "本群已有一局进行中的游戏",
     not_in_lobby: "大厅已关闭",
+    not_started: "游戏还没开始",
     lobby_full: "座位已满",
     not_seated: "你不在这局游戏中",
     too_many_players: "以这些设置来说玩家太多了",
@@ -197,6 +211,12 @@ const HANS = {
 
 const HANT = {
   title: "矮人礦坑", loading: "載入中…", round: "第 {round}/{rounds} 輪", deck: "牌堆 {n}",
+  // lobby settings, My games, replays of any round (lobby.js, history.js)
+  settingsTitle: "遊戲設定", creatorSets: "只有開局者可以更改這些設定。", computerSeats: "電腦座位",
+  setRounds: "輪數", setTurnTime: "每回合時限", setSlow: "慢速模式（每回合數小時）", setLanguage: "機器人語言",
+  setOpenJoin: "任何持有連結的人都可加入", noLimit: "不限時", secs: "{n} 秒", mins: "{n} 分鐘", hours: "{n} 小時",
+  myGames: "我的對局", noHistory: "還沒有已結束的對局。", localTable: "私人牌桌", resultWon: "獲勝",
+  resultLost: "未勝", replayWhich: "回放哪一輪？", roundN: "第 {n} 輪",
   discardPile: "棄牌 {n}", yourTurn: "輪到你了", turnOf: "輪到 {name}", waiting: "等待中",
   you: "你", computer: "電腦", computerN: "電腦 {n}", fitView: "顯示整個迷宮", zoomIn: "放大", zoomOut: "縮小", maze: "迷宮", hand: "你的手牌", offline: "離線", cards: "{n} 張",
   place: "放置", play: "出牌", confirm: "確定", cancel: "取消", rotate: "旋轉 180°",
@@ -268,6 +288,7 @@ const HANT = {
     not_in_game: "你不在這局遊戲中",
     chat_busy: "本群已有一局進行中的遊戲",
     not_in_lobby: "大廳已關閉",
+    not_started: "遊戲還沒開始",
     lobby_full: "座位已滿",
     not_seated: "你不在這局遊戲中",
     too_many_players: "以這些設定來說玩家太多了",

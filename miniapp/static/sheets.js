@@ -3,11 +3,12 @@ import * as api from "./api.js";
 import * as app from "./app.js";
 import { cardSvg } from "./cards.js";
 import { cellName } from "./cells.js";
-import { boardMark } from "./lastmove.js";
 import { t } from "./i18n.js";
 import { esc, GLYPH } from "./icons.js";
 import * as tg from "./tg.js";
-import { cat, displayName, look, message, S, seatName, toast } from "./ui.js";
+import { myGames, replayMarks, replayStep, startReplay, stopReplay } from "./history.js";
+import { newGameSheet } from "./lobby.js";
+import { cat, displayName, look, message, S, seatName } from "./ui.js";
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -33,7 +34,7 @@ export function closeOverlay() {
   tg.backButton(null);
 }
 
-function logText(v, e) {
+export function logText(v, e) {
   const p = { ...e, who: seatName(v, e.seat), target: seatName(v, e.target_seat), tool: e.tool ? t(e.tool) : "",
     cell: e.x !== undefined && e.x !== null ? cellName(e.x, e.y) : "",
     goal: e.goal !== undefined && e.goal !== null ? e.goal + 1 : "", n: e.count ?? (e.cards ? e.cards.length : ""),
@@ -150,82 +151,14 @@ async function offerHomeScreen(button) {
   button.onclick = () => { tg.addToHomeScreen(); button.hidden = true; };
 }
 
-// --- replay of the round, from the public log --------------------------------------------------
+// --- replay of any round: history.js ----------------------------------------------------------
 
-function applyEntry(board, e) {
-  const key = (x, y) => `${x},${y}`;
-  if ((e.code === "path_placed" || e.code === "goal_revealed") && e.card && e.x !== undefined) {
-    board.set(key(e.x, e.y), { x: e.x, y: e.y, card: e.card, rotated: !!e.rotated });
-  } else if ((e.code === "rockfall" || e.code === "path_removed") && e.x !== undefined) {
-    board.delete(key(e.x, e.y));
-  }
-}
-
-export async function startReplay() {
-  const st = S();
-  const v = st.view;
-  let entries = [];
-  try { entries = (await api.getLog(st.gameId, 0)).entries || []; } catch (e) { toast(t("error")); return; }
-  let from = 0;
-  entries.forEach((e, i) => { if (e.code === "round_started" && (e.round === undefined || e.round <= v.round)) from = i; });
-  entries = entries.slice(from);
-  const start = (v.board || []).filter((c) => cat(c.card).category === "start");
-  const steps = [new Map(start.map((c) => [`${c.x},${c.y}`, c]))];
-  for (const e of entries) {
-    const next = new Map(steps[steps.length - 1]);
-    applyEntry(next, e);
-    steps.push(next);
-  }
-  st.replay = { entries, steps, i: 0, view: null };
-  replayStep(0);
-}
-
-// The replayed step's move stays outlined on the maze (no fading: the reader steps at will).
-export function replayMarks() {
-  const r = S().replay;
-  const mark = r && r.i > 0 ? boardMark(r.entries[r.i - 1]) : null;
-  return mark ? { last: { ...mark, card: null, steady: true } } : {};
-}
-
-export function replayStep(d) {
-  const st = S();
-  const r = st.replay;
-  if (!r) return;
-  r.i = Math.max(0, Math.min(r.steps.length - 1, r.i + d));
-  const v = st.view;
-  const board = [...r.steps[r.i].values()];
-  const revealed = new Set(board.map((c) => `${c.x},${c.y}`));
-  r.view = { ...v, board, goals: (v.goals || []).map((g) => ({ ...g, revealed: revealed.has(`${g.x},${g.y}`) })), you: { ...v.you, known_goals: [] } };
-  app.render();
-  const e = r.entries[r.i - 1];
-  if (e) $("#prompt").textContent = `${t("replayStep", { i: r.i, n: r.steps.length - 1 })}: ${logText(v, e)}`;
-}
-
-export function stopReplay() {
-  S().replay = null;
-  app.render();
-}
+export { replayMarks, replayStep, startReplay, stopReplay };
 
 // --- lobby (local mode) and "no game" --------------------------------------------------------
 
-export function lobbySheet() {
-  // the strength of the table just played, if any: a rematch keeps it
-  const level = ((S().view || {}).settings || {}).computer_level || "normal";
-  const opts = (lo, hi, dflt) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i).map((n) => `<option${n === dflt ? " selected" : ""}>${n}</option>`).join("");
-  openSheet(`<h2>${esc(t("newGame"))}</h2>
-    <label>${esc(t("edition"))}<select id="ng-edition"><option value="classic">${esc(t("classic"))}</option><option value="expansion">${esc(t("expansion"))}</option></select></label>
-    <label>${esc(t("seats"))}<select id="ng-seats">${opts(3, 10, 5)}</select></label>
-    <label>${esc(t("computerLevel"))}<select id="ng-level">${["easy", "normal", "hard"].map((k) => `<option value="${k}"${k === level ? " selected" : ""}>${esc(t(`levels.${k}`))}</option>`).join("")}</select></label>
-    <div class="actions"><button type="button" class="primary" id="ng-start">${esc(t("start"))}</button><button type="button" data-close>${esc(t("close"))}</button></div>`,
-  (el) => {
-    const ed = el.querySelector("#ng-edition");
-    const seats = el.querySelector("#ng-seats");
-    ed.onchange = () => { seats.innerHTML = ed.value === "classic" ? opts(3, 10, 5) : opts(2, 12, 5); };
-    el.querySelector("#ng-start").onclick = () =>
-      app.newGame(ed.value, Number(seats.value), el.querySelector("#ng-level").value);
-    el.querySelector("[data-close]").onclick = closeOverlay;
-  }, lobbySheet);
-}
+// local mode's new game: every setting of the schema (lobby.js)
+export function lobbySheet() { newGameSheet(); }
 
 export async function noGame() {
   if (S().local) {
@@ -234,6 +167,7 @@ export async function noGame() {
   }
   let games = [];
   try { games = (await api.myGames()).games || []; } catch (e) { games = []; }
-  if (!games.length) { message(t("noGame")); return; }
-  message(t("yourGames"), games.map((g) => [typeof g === "string" ? g : g.game_id, () => app.openGame(typeof g === "string" ? g : g.game_id)]));
+  const past = [t("myGames"), () => { $("#message").hidden = true; myGames(); }]; // finished ones
+  if (!games.length) { message(t("noGame"), [past]); return; }
+  message(t("yourGames"), [...games.map((g) => [typeof g === "string" ? g : g.game_id, () => app.openGame(typeof g === "string" ? g : g.game_id)]), past]);
 }

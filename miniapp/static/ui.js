@@ -5,6 +5,7 @@ import { cardSvg, toolIconSvg } from "./cards.js";
 import { isYouWord, t } from "./i18n.js";
 import { actionFace, esc, GLYPH } from "./icons.js";
 import { boardMark, lastLine } from "./lastmove.js";
+import { lobbySettings } from "./lobby.js";
 import * as tg from "./tg.js";
 
 import { closeOverlay, lobbySheet, replayStep, roundEnd, showLog, showSecrets, startReplay, stopReplay } from "./sheets.js";
@@ -284,6 +285,7 @@ function renderBar(v) {
       else prompt += ` · ${t("creatorStarts")}`;
       items.push(button(t("leave"), () => app.lobbyAction("leave"), "", 'data-act="leave"'));
     }
+    items.push(button(t("settingsTitle"), () => lobbySettings(), "", 'data-act="settings"'));
   } else if (v.status === "round_over" || v.status === "finished") {
     prompt = v.status === "finished" ? t("gameOver") : t("roundOver");
     const next = legal.find((m) => m.type === "next_round");

@@ -325,34 +325,6 @@ async def test_headers_openapi_health_catalogue(
     jsonschema.validate(cat, schema["application/json"]["schema"])  # as documented
 
 
-async def test_local_mode_code_is_one_time(
-    memory_service: GameService, aiohttp_client: Any
-) -> None:
-    from core.settings import Settings
-    from miniapp.local import start_local_table
-    from miniapp.server import create_app
-
-    settings = Settings(telegram_bot_token=None, session_secret="x", port=8123)
-    app = create_app(memory_service, settings)
-    url = await start_local_table(memory_service, settings, app)
-    assert url.startswith("http://127.0.0.1:8123/?code=")
-    code = url.split("code=")[1].split("&")[0]
-    game_id = url.split("game=")[1]
-    client = await aiohttp_client(app)
-    r = await client.post("/api/session", json={"code": code})
-    assert r.status == 200 and (await r.json())["local"] is True
-    token = (await r.json())["token"]
-    assert (await client.post("/api/session", json={"code": code})).status == 401
-    # initData is refused without a bot token
-    assert (await client.post("/api/session", headers=tma(5))).status == 401
-    view = await (
-        await client.get(f"/api/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
-    ).json()
-    assert view["you"]["seat"] is not None and len(view["seats"]) == 5
-    r = await client.get("/")
-    assert "telegram-web-app.js" not in await r.text()
-
-
 async def test_websocket_auth_origin_and_push(
     any_service: GameService, make_client: ClientMaker, monkeypatch: Any
 ) -> None:

@@ -722,14 +722,15 @@ async def test_local_new_expansion_game_from_the_lobby(
     app = create_app(memory_service, settings)
     server: TestServer = await aiohttp_server(app)
     url = await start_local_table(memory_service, settings, app, port=server.port)
-    url = url.split("&game=")[0]  # no game in the URL: the page offers a new one
     context = await browser.new_context(viewport=PHONE, locale="en-US")
     try:
         page = await context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         await page.goto(url)
-        await page.click("#message button")
+        await wait_view(page, "true")  # the link's game; a new one from "My games"
+        await page.click("#btn-history")
+        await page.click("#sheet [data-new]")
         await page.select_option("#ng-edition", "expansion")
         await page.select_option("#ng-seats", "4")
         await page.select_option("#ng-level", "hard")

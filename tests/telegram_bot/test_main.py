@@ -85,18 +85,24 @@ def test_local_mode_prints_a_playable_url() -> None:
             line = proc.stdout.readline()
             if not line and proc.poll() is not None:
                 break
-            match = re.search(r"http://127\.0\.0\.1:\d+/\?code=([\w-]+)&game=([\w-]+)", line)
+            # the link names no game: the page opens the player's newest
+            match = re.search(r"http://127\.0\.0\.1:\d+/\?code=([\w-]+)", line)
             if match:
-                url, code, game_id = match.group(0), match.group(1), match.group(2)
+                url, code = match.group(0), match.group(1)
         assert url is not None, "local mode printed no URL"
         status, body = _get(url)
         assert status == 200 and b"<html" in body.lower()
+        for _ in range(2):  # the link signs its player in again (the tab was closed)
+            status, body = _get(
+                f"http://127.0.0.1:{port}/api/session",
+                data=json.dumps({"code": code}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            token = json.loads(body)["token"]
         status, body = _get(
-            f"http://127.0.0.1:{port}/api/session",
-            data=json.dumps({"code": code}).encode(),
-            headers={"Content-Type": "application/json"},
+            f"http://127.0.0.1:{port}/api/games", headers={"Authorization": f"Bearer {token}"}
         )
-        token = json.loads(body)["token"]
+        (game_id,) = json.loads(body)["games"]
         status, body = _get(
             f"http://127.0.0.1:{port}/api/games/{game_id}",
             headers={"Authorization": f"Bearer {token}"},
