@@ -130,6 +130,9 @@ class Settings:
     # seconds without a timer-loop pass before the supervisor replaces the timer process
     # (hung, not exited; 0 = never)
     timer_hang_seconds: int = 30
+    # the whole bot's Telegram sends per second, shared by every worker and host through
+    # Redis (Telegram allows about 30; paid broadcasts raise it)
+    bot_send_rate: int = 30
 
     @property
     def runs_bot(self) -> bool:
@@ -184,4 +187,5 @@ class Settings:
             timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
             timer_process_nice=max(-20, min(19, _int(env, "TIMER_PROCESS_NICE", 0))),
             timer_hang_seconds=max(0, _int(env, "TIMER_HANG_SECONDS", 30)),
+            bot_send_rate=max(1, min(1000, _int(env, "BOT_SEND_RATE", 30))),
         )

@@ -17,7 +17,7 @@ from core.service.models import (
 )
 from core.service.records import TOUCH_EVERY_MS
 from core.service.views import rewrite_entry
-from core.store import STORE_UNAVAILABLE, Change
+from core.store import STORE_UNAVAILABLE, Change, SendBudget
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +148,20 @@ class Queries(ServiceCore):
         """Per-chat budget of group messages (principle 9): (allowed, seconds to wait)."""
         result = await self.store.take_token(chat_id, capacity, per_seconds)
         return result.allowed, result.wait_s
+
+    # ======================================================= the bot's send budget
+    async def take_send_token(
+        self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
+    ) -> tuple[bool, float]:
+        """The whole bot's budget (every worker and host), and a group's when ``chat_id``
+        is one: (allowed, seconds to wait). ``bulk`` sends (board pictures) wait while
+        urgent ones (turn prompts, lobby changes) use the reserve."""
+        result = await self.store.take_send_token(chat_id, budget, bulk=bulk)
+        return result.allowed, result.wait_s
+
+    async def hold_sends(self, chat_id: int | None, seconds: float) -> None:
+        """Telegram said "retry after": no worker sends (to that chat, or at all) meanwhile."""
+        await self.store.hold_sends(chat_id, seconds)
 
     # ============================================================ adapter data
     async def get_pref(self, key: str) -> str | None:

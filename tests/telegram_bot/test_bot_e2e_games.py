@@ -146,7 +146,7 @@ async def test_classic_game_on_redis(
     async with running_bot(fake_api, store=store) as env:
         await _full_game(env, "classic", humans=3, computers=0, seed=4)
     assert await redis_client.keys(redis_prefix + "*once:tg:*")
-    assert await redis_client.keys(redis_prefix + "tb:*")
+    assert await redis_client.keys(redis_prefix + "{send}:*")  # the shared send budget
 
 
 def _latin_words(text: str) -> list[str]:
