@@ -12,11 +12,13 @@ send also takes a token of that group's bucket. A 429 is told to every worker
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram.error import RetryAfter
 from telegram.ext import AIORateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
 from telegram_bot.runtime import Runtime
 
@@ -28,6 +30,14 @@ def chat_of(data: dict[str, Any]) -> int | None:
     with contextlib.suppress(TypeError, ValueError):
         return int(data["chat_id"])
     return None
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """A 429's retry_after in seconds (an int now, a timedelta in PTB's next major)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        retry = exc.retry_after
+    return float(retry.total_seconds() if hasattr(retry, "total_seconds") else retry)
 
 
 class SharedRateLimiter(AIORateLimiter):
@@ -61,9 +71,7 @@ class SharedRateLimiter(AIORateLimiter):
             try:
                 return await callback(*a, **kw)
             except RetryAfter as exc:
-                retry = exc.retry_after
-                seconds = retry.total_seconds() if hasattr(retry, "total_seconds") else retry
-                await runtime.hold(group, float(seconds))
+                await runtime.hold(group, retry_seconds(exc))
                 raise
 
         return await super().process_request(paid, args, kwargs, endpoint, data, rate_limit_args)

@@ -30,7 +30,7 @@ from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
 from telegram_bot.i18n import Translator
-from telegram_bot.panels import send_panel, send_private
+from telegram_bot.panels import render_panel, send_panel, send_private
 from telegram_bot.port import SeatInfo
 
 log = logging.getLogger(__name__)
@@ -48,6 +48,8 @@ class Notifier:
         self._board_tasks: dict[str, asyncio.Task[None]] = {}
         self._warn_tasks: dict[str, asyncio.Task[None]] = {}
         self._tick_tasks: dict[str, asyncio.Task[None]] = {}
+        self._panel_tasks: dict[str, asyncio.Task[None]] = {}
+        self._panels_latest: dict[str, tuple[dict[str, Any], list[SeatInfo]]] = {}
         self._picture_key: dict[str, str] = {}
         self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
         self._tasks: list[asyncio.Task[None]] = []
@@ -73,6 +75,7 @@ class Notifier:
             *self._board_tasks.values(),
             *self._warn_tasks.values(),
             *self._tick_tasks.values(),
+            *self._panel_tasks.values(),
             *self._watch.values(),
         ]
         for task in tasks:
@@ -186,6 +189,7 @@ class Notifier:
                 await send_panel(
                     self.bot, self.deps, game_id, int(s.user_id or 0), title=title, name=s.name
                 )
+                await self._panel_shown(game_id, s, sv)
         await self._timeouts(game_id, sv, seats)
         await self._takeovers(game_id, seats)
         await self._role_changes(game_id, sv, seats)
@@ -198,6 +202,11 @@ class Notifier:
                         self.bot, self.deps, game_id, int(actor.user_id or 0), name=actor.name
                     )
                 self._arm_warning(game_id, version, sv, actor)
+        if status in ("playing", "stealing", "round_over"):
+            self._panels_latest[game_id] = (sv, humans)
+            task = self._panel_tasks.get(game_id)
+            if task is None or task.done():
+                self._panel_tasks[game_id] = asyncio.create_task(self._panels_loop(game_id))
         if (
             status == "round_over"
             and sv.get("round_result")
@@ -206,6 +215,7 @@ class Notifier:
             for s in humans:  # private first: the group may have to wait for its budget
                 if not s.auto:
                     await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0), name=s.name)
+                    await self._panel_shown(game_id, s, sv)
             await self._send_group(game_id, lambda t: texts.round_result_text(t, sv), sv)
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
             # the last round's reveal and the final scores in one group message
@@ -227,6 +237,64 @@ class Notifier:
                 await send_private(
                     self.bot, self.deps, int(s.user_id or 0), texts.final_text(t, sv)
                 )
+
+    # ------------------------------------------------------------------ waiting panels
+    async def _panels_loop(self, game_id: str) -> None:
+        while game_id in self._panels_latest:
+            sv, humans = self._panels_latest.pop(game_id)
+            try:
+                await self._refresh_panels(game_id, sv, humans)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("panel refresh failed for %s", game_id)
+
+    async def _panel_shown(self, game_id: str, s: SeatInfo, sv: dict[str, Any]) -> None:
+        """A fresh panel went to this player: it shows this state (see _refresh_panels)."""
+        shown = f"{sv.get('status')}:{sv.get('current_seat')}:{sv.get('round')}"
+        await self.deps.runtime.set_game_data(game_id, f"shown:{int(s.user_id or 0)}", shown)
+
+    async def _refresh_panels(
+        self, game_id: str, sv: dict[str, Any], humans: list[SeatInfo]
+    ) -> None:
+        """Keep the private panels of the players who wait current: a panel that says
+        "Waiting for X" is redrawn once the turn moved on (bulk sends: prompts first, and
+        a newer change replaces this one while it waits). The actor got a fresh prompt;
+        the player whose move made this change had their panel redrawn by their press."""
+        status, current = sv.get("status"), sv.get("current_seat")
+        shown = f"{status}:{current}:{sv.get('round')}"  # what "Waiting for X" depends on
+        last = (sv.get("log") or [{}])[-1]
+        mover = last.get("seat") if not last.get("timeout") else None
+        data = await self.deps.runtime.get_game_data(game_id)
+        version = int(sv.get("version", 0))
+        for s in humans:
+            uid = int(s.user_id or 0)
+            if s.auto or f"panel:{uid}" not in data or data.get(f"shown:{uid}") == shown:
+                continue
+            if (status != "round_over" and s.seat == current) or s.seat == mover:
+                await self.deps.runtime.set_game_data(game_id, f"shown:{uid}", shown)
+                continue
+            if game_id in self._panels_latest:
+                return  # the game moved on again: the newer change redraws them
+            if not await self.deps.runtime.claim(f"panel:{game_id}:{uid}:{version}", 600):
+                continue
+            view = await self.deps.port.view(game_id, uid)
+            if view is None:
+                return
+            t = await self._tr(s)
+            text, markup = render_panel(t, self.deps, view)
+            await self.deps.runtime.acquire_private(bulk=True)
+            with contextlib.suppress(TelegramError):
+                await self.bot.edit_message_text(
+                    text,
+                    uid,
+                    int(data[f"panel:{uid}"]),
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                    disable_web_page_preview=True,
+                )
+                self.stats["panels_refreshed"] += 1
+            await self.deps.runtime.set_game_data(game_id, f"shown:{uid}", shown)
 
     async def _tr(self, s: SeatInfo) -> Translator:
         """The player's language: their /lang choice, else the language they joined with

@@ -44,9 +44,12 @@ class Runtime:
 
     @property
     def budget(self) -> SendBudget:
+        """``rate`` sends in any one-second window, as the group budget keeps 20 in any
+        minute: a bucket of a fifth of the rate, refilled at the rest (30/s: 6 + 24)."""
+        burst = max(1, self.rate // 5)
         return SendBudget(
-            rate=float(self.rate),
-            burst=self.rate,
+            rate=float(max(1, self.rate - burst)),
+            burst=burst,
             chat_capacity=self.burst,
             chat_per_seconds=self.period,
         )
@@ -68,6 +71,12 @@ class Runtime:
         if chat_id > 0:
             return
         await self.pay(chat_id, bulk=bulk)
+        _prepaid.set(True)
+
+    async def acquire_private(self, *, bulk: bool = False) -> None:
+        """Wait for the bot's budget for one private send (paid for; ``bulk``: after
+        urgent sends), e.g. redrawing a waiting player's panel."""
+        await self.pay(None, bulk=bulk)
         _prepaid.set(True)
 
     async def pay(self, chat_id: int | None, *, bulk: bool = False) -> None:
