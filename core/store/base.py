@@ -105,7 +105,7 @@ class TokenResult:
 class SendBudget:
     """The bot's send budget: ``rate`` sends per second for the whole bot (bucket of
     ``burst``), and per group ``chat_capacity`` per ``chat_per_seconds``; bulk sends
-    (board pictures) leave ``reserve`` of each bucket to urgent ones."""
+    (board pictures) leave ``reserve`` of each bucket (one token at least) to urgent ones."""
 
     rate: float = 30.0
     burst: int = 30

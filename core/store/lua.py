@@ -400,7 +400,8 @@ return {allowed, wait}
 # The bot's send budget (ARCHITECTURE principle 9): one bucket for the whole bot and, for
 # a group, its chat's bucket, taken together or not at all, each refilled on the server
 # clock. A hold (a 429's retry_after) stops every worker for that long. A bulk send (a
-# board picture) leaves a reserve of each bucket to urgent ones (a turn prompt, a lobby).
+# board picture) leaves a reserve of each bucket (a share, one token at least) to urgent
+# ones (a turn prompt, a lobby change).
 # KEYS: bot bucket, bot hold[, chat bucket, chat hold]
 # ARGV: bot rate per ms, bot burst, chat capacity, chat per ms, bulk (0|1), reserve share
 # -> {allowed, wait_ms}
@@ -422,7 +423,7 @@ local b = redis.call('HMGET', KEYS[1], 'n', 't')
 local nb = (tonumber(b[1]) or burst) + math.max(0, now - (tonumber(b[2]) or now)) * brate
 nb = math.min(burst, nb)
 local needb = 1
-if bulk then needb = math.min(burst, 1 + math.floor(share * burst)) end
+if bulk then needb = math.min(burst, 1 + math.max(1, math.floor(share * burst))) end
 if nb < needb then wait = math.ceil((needb - nb) / brate) end
 local nc = 0
 if #KEYS > 2 then
@@ -432,7 +433,7 @@ if #KEYS > 2 then
   nc = (tonumber(c[1]) or ccap) + math.max(0, now - (tonumber(c[2]) or now)) * crate
   nc = math.min(ccap, nc)
   local needc = 1
-  if bulk then needc = math.min(ccap, 1 + math.floor(share * ccap)) end
+  if bulk then needc = math.min(ccap, 1 + math.max(1, math.floor(share * ccap))) end
   if nc < needc then wait = math.max(wait, math.ceil((needc - nc) / crate)) end
   if wait == 0 then
     redis.call('HSET', KEYS[3], 'n', tostring(nc - 1), 't', now)

@@ -396,7 +396,7 @@ class MemoryStore:
         for key, cap, rate in buckets:
             n, ts = self._send.get(key, (cap, now))
             n = min(cap, n + max(0.0, now - ts) * rate)
-            need = min(cap, 1 + math.floor(budget.reserve * cap)) if bulk else 1.0
+            need = min(cap, 1 + max(1, math.floor(budget.reserve * cap))) if bulk else 1.0
             if n < need:
                 wait = max(wait, math.ceil((need - n) / rate * 1000) / 1000)
             levels.append((key, n))
