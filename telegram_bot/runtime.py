@@ -44,11 +44,12 @@ class Runtime:
 
     @property
     def budget(self) -> SendBudget:
-        """``rate`` sends in any one-second window, as the group budget keeps 20 in any
-        minute: a bucket of a fifth of the rate, refilled at the rest (30/s: 6 + 24)."""
+        """At most ``rate`` sends in any one-second window, as the group budget keeps 20
+        in any minute: a bucket of a fifth of the rate, refilled at the rest less one
+        (30/s: 6 + 23), the one a margin for requests that reach Telegram late."""
         burst = max(1, self.rate // 5)
         return SendBudget(
-            rate=float(max(1, self.rate - burst)),
+            rate=float(max(1, self.rate - burst - 1)),
             burst=burst,
             chat_capacity=self.burst,
             chat_per_seconds=self.period,
