@@ -361,3 +361,54 @@ async def test_the_group_hears_when_the_computer_takes_a_seat(bot_env: BotEnv) -
         ),
         timeout=10,
     )
+
+
+async def test_waiting_players_panels_follow_the_turn(bot_env: BotEnv) -> None:
+    env, api = bot_env, bot_env.api
+    group, users, game_id = await _table(env, ["Ann", "Ben", "Cy"], -5010)
+    await _start(env, group, users[0], game_id)
+    by_id = {u.id: u for u in users}
+    seats = await env.service.seats(game_id)
+    names = {s.seat: s.name for s in seats}
+    rng = random.Random(2)
+    for _ in range(2):  # two moves: every waiting panel names the player whose turn it is
+        sv = await env.service.view(game_id, None)
+        actor = next(s for s in seats if s.seat == sv["current_seat"])
+        version = int(sv["version"])
+        await play_turn(env, by_id[int(actor.user_id or 0)], version, rng)
+
+        async def moved(v: int = version) -> dict[str, Any] | None:
+            now = await env.service.view(game_id, None)
+            return now if int(now["version"]) > v else None
+
+        after = await wait_async(moved)
+        turn = names[after["current_seat"]]
+        for s in seats:
+            if s.seat in (after["current_seat"], actor.seat):
+                continue
+            panel = int((await env.service.adapter_data(game_id))[f"panel:{s.user_id}"])
+
+            def current(uid: int = int(s.user_id or 0), mid: int = panel, who: str = turn) -> bool:
+                text = str((api.messages.get((uid, mid)) or {}).get("text", ""))
+                return f"Waiting for {who}" in text
+
+            await api.wait_for(current, timeout=10)
+
+
+async def test_the_lobby_countdown_ticks(fake_api: FakeBotAPI) -> None:
+    api = fake_api
+    async with running_bot(
+        api, options=BotOptions(poll_timeout=1, autostart_s=64, max_retries=2)
+    ) as env:
+        group, _users, _game_id = await _table(env, ["Ann", "Ben", "Cy"], -5011)
+
+        def lobby_says(words: str) -> bool:
+            lobby = api.last_bot_message(group.id, is_lobby) or {}
+            return words in str(lobby.get("text", ""))
+
+        await api.wait_for(lambda: lobby_says("Starts by itself in 2 min"), timeout=5)
+        # below a minute it counts in seconds
+        await api.wait_for(lambda: lobby_says(" s.") and lobby_says("Starts by itself in 5"), 10)
+        ticks = sum(w.stats["ticks"] for w in [env.deps.notifier] if w is not None)
+        assert ticks >= 1
+        assert not api.rate_limited
