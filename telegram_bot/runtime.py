@@ -39,6 +39,7 @@ class Runtime:
     period: float = PERIOD
     rate: int = BOT_RATE
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    _pay_locks: dict[tuple[int | None, bool], asyncio.Lock] = field(default_factory=dict)
     # sends paid per kind ("urgent", "bulk", "waits"...), read by tests and benchmarks
     stats: Counter[str] = field(default_factory=Counter)
 
@@ -81,7 +82,20 @@ class Runtime:
         _prepaid.set(True)
 
     async def pay(self, chat_id: int | None, *, bulk: bool = False) -> None:
-        """Wait until the shared budget lets one send to ``chat_id`` go (None: bot only)."""
+        """Wait until the shared budget lets one send to ``chat_id`` go (None: bot only).
+
+        Sends of one kind to one chat wait in line in this process (one lock each), so a
+        saturated budget is asked by one waiter at a time, and in the order they came."""
+        key = (chat_id, bulk)
+        lock = self._pay_locks.get(key)
+        if lock is None:
+            if len(self._pay_locks) > 10_000:
+                self._pay_locks = {k: v for k, v in self._pay_locks.items() if v.locked()}
+            lock = self._pay_locks[key] = asyncio.Lock()
+        async with lock:
+            await self._pay(chat_id, bulk)
+
+    async def _pay(self, chat_id: int | None, bulk: bool) -> None:
         while True:
             allowed, wait = await self.service.take_send_token(chat_id, self.budget, bulk=bulk)
             if allowed:
