@@ -418,3 +418,39 @@ async def test_the_lobby_countdown_ticks(fake_api: FakeBotAPI) -> None:
         ticks = sum(w.stats["ticks"] for w in [env.deps.notifier] if w is not None)
         assert ticks >= 1
         assert not api.rate_limited
+
+
+async def test_a_swapped_hat_is_told_to_its_player_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "Swap your hats" in the log: the target's panel (which shows the role) goes to
+    them at once, once whatever the number of workers; nobody else's."""
+    from core.service.models import SeatInfo
+    from core.settings import Settings
+    from core.store import MemoryStore
+    from telegram_bot import notifier as notifier_module
+    from telegram_bot.deps import BotDeps
+    from telegram_bot.port import ServicePort
+
+    sent: list[tuple[int, str | None]] = []
+
+    async def fake_panel(_bot: Any, _deps: Any, _game: str, user_id: int, **kw: Any) -> None:
+        sent.append((user_id, kw.get("title")))
+
+    monkeypatch.setattr(notifier_module, "send_panel", fake_panel)
+    service = GameService(MemoryStore(), ServiceConfig())
+    deps = BotDeps(Settings(), ServicePort(service), Runtime(service))
+    seats = [
+        SeatInfo(0, 11, "Ann", False, False, False),
+        SeatInfo(1, 12, "Ben", False, False, False),
+        SeatInfo(2, None, "Computer 1", True, False, False),
+    ]
+    sv = {
+        "version": 9,
+        "log": [{"code": "hats_swapped", "seat": 0, "target_seat": 1, "version": 9}],
+    }
+    workers = [notifier_module.Notifier(None, deps) for _ in range(2)]  # type: ignore[arg-type]
+    for w in workers:
+        await w._role_changes("g1", sv, seats)
+    assert [uid for uid, _ in sent] == [12]
+    assert "hat" in str(sent[0][1])
