@@ -134,6 +134,9 @@ class Settings:
     # Python's "default" thresholds
     miniapp_gc: str = "tuned"
     miniapp_profile: str | None = None  # a benchmark aid: cProfile dumps to <this>.<pid>
+    # the whole bot's Telegram sends per second, shared by every worker and host through
+    # Redis (Telegram allows about 30; paid broadcasts raise it)
+    bot_send_rate: int = 30
 
     @property
     def runs_bot(self) -> bool:
@@ -190,4 +193,5 @@ class Settings:
             timer_hang_seconds=max(0, _int(env, "TIMER_HANG_SECONDS", 30)),
             miniapp_gc=_choice(env, "MINIAPP_GC", ("tuned", "default")),
             miniapp_profile=opt("MINIAPP_PROFILE"),
+            bot_send_rate=max(1, min(1000, _int(env, "BOT_SEND_RATE", 30))),
         )

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram import Chat, Update, User
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     ApplicationHandlerStop,
@@ -41,6 +40,7 @@ from miniapp.keys import LIMITER
 from miniapp.ratelimit import retry_after
 from telegram_bot import commands, kick, pause
 from telegram_bot.board import on_callback
+from telegram_bot.budget import SharedRateLimiter
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.inline import on_inline
 from telegram_bot.join import TelegramMembership
@@ -84,10 +84,11 @@ def build_application(
     if not settings.telegram_bot_token:
         raise ValueError("TELEGRAM_BOT_TOKEN is required for the bot")
     opts = options or BotOptions()
+    limiter = SharedRateLimiter(max_retries=opts.max_retries)
     builder = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token)
-        .rate_limiter(AIORateLimiter(max_retries=opts.max_retries))
+        .rate_limiter(limiter)
         .concurrent_updates(True)
     )
     if settings.telegram_api_base_url:
@@ -100,7 +101,10 @@ def build_application(
     application = builder.build()
     # the service asks the bot whether a joiner is in a lobby's group (getChatMember)
     service.use_membership(TelegramMembership(application.bot))
-    runtime = Runtime(service, burst=opts.group_burst, period=opts.group_period_s)
+    runtime = Runtime(
+        service, burst=opts.group_burst, period=opts.group_period_s, rate=settings.bot_send_rate
+    )
+    limiter.runtime = runtime  # every send pays the budget all workers share
     deps = BotDeps(
         settings, ServicePort(service), runtime, bot_username=settings.bot_username or ""
     )

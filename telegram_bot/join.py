@@ -106,10 +106,12 @@ async def confirm_join(
     t: Translator,
 ) -> None:
     """Tell the joiner privately (their role and cards come there), and redraw the lobby."""
-    text = "✅ " + t.gettext(
+    text = "✅ " + t.ngettext(
+        "You joined the game ({n} player so far). Your role and cards will come here when "
+        "it starts.",
         "You joined the game ({n} players so far). Your role and cards will come here when "
         "it starts.",
-        n=players,
+        players,
     )
     with contextlib.suppress(TelegramError):
         await send_private(context.bot, deps, user_id, text)

@@ -13,9 +13,9 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.helpers import create_deep_linked_url
 
-from core.service.lobby_settings import options_for
+from core.service.lobby_settings import EDITIONS, next_choice, options_for, setting
 from telegram_bot import callbacks as cb
-from telegram_bot.i18n import LANGUAGE_NAMES, Translator
+from telegram_bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from telegram_bot.texts import level_name, move_label, turn_time_text
 
 PAGE = 8
@@ -85,34 +85,51 @@ def lobby_keyboard(t: Translator, game_id: str, bot_username: str) -> InlineKeyb
 def settings_keyboard(
     t: Translator, view: dict[str, Any], turn_time: int | None, group_language: str
 ) -> InlineKeyboardMarkup:
+    """The lobby's settings page. Each button carries the value it sets (an index into
+    the setting's choices, or 0/1), so a press is idempotent: two presses of a button the
+    message has not redrawn yet set the same value rather than cancel each other."""
     game_id = str(view["game_id"])
     edition = str(view.get("edition", "classic"))
     opts = view.get("options") or {}
+    settings = view.get("settings") or {}
 
     def act(label: str, *args: object) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=cb.encode(cb.LOBBY, game_id, 0, *args))
 
+    rounds = view.get("rounds", opts.get("rounds", 3))
+    level = str(settings.get("computer_level", "normal"))
     rows = [
-        [act(t.gettext("Edition: {e}", e=t.pgettext("edition", edition)), "ed")],
-        [
-            act(t.gettext("Rounds: {n}", n=view.get("rounds", opts.get("rounds", 3))), "rd"),
-            act(t.gettext("Turn: {time}", time=turn_time_text(t, turn_time)), "tt"),
-        ],
-        [act("🌐 " + LANGUAGE_NAMES.get(group_language, group_language), "lg")],
         [
             act(
-                "🤖 "
-                + t.gettext(
-                    "Computer players: {level}",
-                    level=level_name(
-                        t, str((view.get("settings") or {}).get("computer_level", "normal"))
-                    ),
-                ),
+                t.gettext("Edition: {e}", e=t.pgettext("edition", edition)),
+                "ed",
+                next_index(EDITIONS, edition),
+            )
+        ],
+        [
+            act(t.gettext("Rounds: {n}", n=rounds), "rd", next_setting("rounds", rounds, settings)),
+            act(
+                t.gettext("Turn: {time}", time=turn_time_text(t, turn_time)),
+                "tt",
+                next_setting("turn_time", turn_time, settings),
+            ),
+        ],
+        [
+            act(
+                "🌐 " + LANGUAGE_NAMES.get(group_language, group_language),
+                "lg",
+                next_index(LANGUAGES, group_language),
+            )
+        ],
+        [
+            act(
+                "🤖 " + t.gettext("Computer players: {level}", level=level_name(t, level)),
                 "cl",
+                next_setting("computer_level", level, settings),
             )
         ],
     ]
-    open_join = bool((view.get("settings") or {}).get("open_join"))
+    open_join = bool(settings.get("open_join"))
     rows.append(
         [
             act(
@@ -120,14 +137,26 @@ def settings_keyboard(
                 if open_join
                 else "🔒 " + t.gettext("Only members of this group may join"),
                 "oj",
+                int(not open_join),
             )
         ]
     )
     for i, name in enumerate(options_for(edition)):
         mark = "☑" if opts.get(name) else "☐"
-        rows.append([act(f"{mark} {t.pgettext('option', name)}", "op", i)])
+        rows.append([act(f"{mark} {t.pgettext('option', name)}", "op", i, int(not opts.get(name)))])
     rows.append([act("« " + t.gettext("Back"), "bk")])
     return InlineKeyboardMarkup(rows)
+
+
+def next_index(choices: tuple[str, ...], current: object) -> int:
+    """The index of the choice after ``current`` (the first after an unknown one)."""
+    return (choices.index(str(current)) + 1) % len(choices) if current in choices else 0
+
+
+def next_setting(name: str, current: object, flags: dict[str, Any]) -> int:
+    """The index, in the setting's choices, of the value its cycling button sets next."""
+    choices = setting(name).choices_for(flags)
+    return choices.index(next_choice(name, current, flags))
 
 
 def board_keyboard(

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from core.service.lobby_settings import next_choice, options_for
+from core.engine.config import EDITIONS
+from core.service.lobby_settings import next_choice, options_for, setting
 from telegram_bot.callbacks import Callback
 from telegram_bot.commands import cancel_game, is_admin
 from telegram_bot.deps import BotDeps, deps_of
@@ -62,6 +64,9 @@ async def on_lobby(
         )
         await deps.runtime.set_game_data(game_id, "lobby_mode_at", str(time.time()))
         await query.answer()
+        if notifier is not None:
+            notifier.redraw(game_id)  # no commit: the change feed does not carry it
+        return
     elif action == "st":
         await _creator_action(
             query,
@@ -139,6 +144,16 @@ def _after(choices: tuple[str, ...], current: object) -> str:
     )
 
 
+def _pick(choices: tuple[Any, ...], data: Callback, i: int, fallback: Any) -> Any:
+    """The value a button carries (an index into ``choices``; see
+    ``keyboards.settings_keyboard``), or ``fallback`` for a button drawn before buttons
+    carried their value."""
+    if data.arg(i) == "":
+        return fallback
+    index = data.int_arg(i, -1)
+    return choices[index] if 0 <= index < len(choices) else fallback
+
+
 async def _setting(
     query: CallbackQuery,
     update: Update,
@@ -149,6 +164,8 @@ async def _setting(
     action: str,
     data: Callback,
 ) -> None:
+    """Set what the pressed button says. The button carries the value, so presses are
+    idempotent: two quick presses on a message not redrawn yet set it twice, not back."""
     view = await deps.port.view(game_id, None)
     if view is None:
         await query.answer(t.reason("not_found"), show_alert=True)
@@ -157,19 +174,24 @@ async def _setting(
     options = dict(view.get("options") or {})
     settings = view.get("settings") or {}
     change: dict[str, object] = {}
+
+    def cycled(name: str, current: object) -> object:
+        choices = setting(name).choices_for(settings)
+        return _pick(choices, data, 1, next_choice(name, current, settings))
+
     if action == "ed":
-        change["edition"] = "expansion" if edition == "classic" else "classic"
+        change["edition"] = _pick(EDITIONS, data, 1, _after(EDITIONS, edition))
     elif action == "rd":
-        change["rounds"] = next_choice("rounds", options.get("rounds", 3))
+        change["rounds"] = cycled("rounds", options.get("rounds", 3))
     elif action == "cl":
-        change["computer_level"] = next_choice("computer_level", settings.get("computer_level"))
+        change["computer_level"] = cycled("computer_level", settings.get("computer_level"))
     elif action == "oj":
-        change["open_join"] = not settings.get("open_join", False)
+        change["open_join"] = _pick((False, True), data, 1, not settings.get("open_join", False))
     elif action == "tt":
-        change["turn_time"] = next_choice("turn_time", settings.get("turn_time"))
+        change["turn_time"] = cycled("turn_time", settings.get("turn_time"))
     elif action == "lg":
         current = await deps.chat_language(query.message.chat.id, view) if query.message else "en"
-        nxt_lang = _after(LANGUAGES, current)
+        nxt_lang = _pick(LANGUAGES, data, 1, _after(LANGUAGES, current))
         change["language"] = SERVICE_LANG[nxt_lang]
         if query.message is not None and await _may_configure(
             update, context, deps, game_id, query.from_user.id
@@ -182,7 +204,7 @@ async def _setting(
             await query.answer()
             return
         name = names[i]
-        change["options"] = {name: not options.get(name, False)}
+        change["options"] = {name: _pick((False, True), data, 2, not options.get(name, False))}
     await _creator_action(
         query,
         update,

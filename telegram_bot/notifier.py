@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -29,7 +30,7 @@ from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
 from telegram_bot.i18n import Translator
-from telegram_bot.panels import send_panel, send_private
+from telegram_bot.panels import render_panel, send_panel, send_private
 from telegram_bot.port import SeatInfo
 
 log = logging.getLogger(__name__)
@@ -40,17 +41,25 @@ class Notifier:
         self.bot = bot
         self.deps = deps
         self.warn_before_s = warn_before_s
-        self._dirty: set[str] = set()
+        self._pending: dict[str, int] = {}  # game -> highest version heard
         self._workers: dict[str, asyncio.Task[None]] = {}
+        self._latest: dict[str, dict[str, Any]] = {}  # game -> newest view this worker read
         self._board_dirty: set[str] = set()
         self._board_tasks: dict[str, asyncio.Task[None]] = {}
         self._warn_tasks: dict[str, asyncio.Task[None]] = {}
-        self._picture_hash: dict[str, str] = {}
+        self._tick_tasks: dict[str, asyncio.Task[None]] = {}
+        self._panel_tasks: dict[str, asyncio.Task[None]] = {}
+        self._panels_latest: dict[str, tuple[dict[str, Any], list[SeatInfo]]] = {}
+        self._picture_key: dict[str, str] = {}
         self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
         self._tasks: list[asyncio.Task[None]] = []
         self._watch: dict[str, asyncio.Task[None]] = {}
         self._has_feed = False
         self._lobby_msgs: dict[str, tuple[int, int]] = {}  # last resort, see _close_lobby
+        # what this worker did, for tests and benchmarks: changes claimed, spectator views
+        # read (per change, for a board drawn after the game moved, for a countdown tick),
+        # pictures rendered and sent
+        self.stats: Counter[str] = Counter()
 
     # ------------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -65,6 +74,8 @@ class Notifier:
             *self._workers.values(),
             *self._board_tasks.values(),
             *self._warn_tasks.values(),
+            *self._tick_tasks.values(),
+            *self._panel_tasks.values(),
             *self._watch.values(),
         ]
         for task in tasks:
@@ -75,7 +86,7 @@ class Notifier:
 
     async def _consume(self, feed: AsyncIterator[Change]) -> None:
         async for change in feed:
-            self.poke(str(change.game_id))
+            self.on_change(str(change.game_id), int(change.version))
 
     def watch(self, game_id: str) -> None:
         """Follow one game when the service offers no global change feed."""
@@ -84,35 +95,74 @@ class Notifier:
         listen = self.deps.port.service.listen
 
         async def follow() -> None:
-            async for _ in listen(game_id):
-                self.poke(game_id)
+            async for version in listen(game_id):
+                self.on_change(game_id, int(version))
 
         self._watch[game_id] = asyncio.create_task(follow())
 
     def poke(self, game_id: str) -> None:
-        """Something changed in this game: process it (coalesced, one worker per game)."""
-        self._dirty.add(game_id)
+        """A handler changed the game. Its change is claimed like any other (the current
+        version's claim), so the change feed and the poke process it once between them,
+        and a change that is no commit of a move (a new lobby) is not missed."""
+        self.on_change(game_id, 0)
+
+    def redraw(self, game_id: str) -> None:
+        """Something that is no commit changed the group's message (the lobby's settings
+        page was opened or closed): redraw it here, from a fresh view."""
+        self._latest.pop(game_id, None)
+        self.request_board(game_id)
+
+    def on_change(self, game_id: str, version: int) -> None:
+        """Game ``game_id`` is at ``version``: process it (coalesced, one task per game)."""
+        self._pending[game_id] = max(version, self._pending.get(game_id, 0))
         task = self._workers.get(game_id)
         if task is None or task.done():
             self._workers[game_id] = asyncio.create_task(self._work(game_id))
 
     async def _work(self, game_id: str) -> None:
-        while game_id in self._dirty:
-            self._dirty.discard(game_id)
+        while game_id in self._pending:
+            version = self._pending.pop(game_id)
             try:
-                await self._process(game_id)
+                sv = await self._claim_and_read(game_id, version)
+                if sv is not None:
+                    await self._process(game_id, sv)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("notifier failed for game %s", game_id)
 
-    # ------------------------------------------------------------------ processing
-    async def _process(self, game_id: str) -> None:
-        port = self.deps.port
-        sv = await port.view(game_id, None)
+    async def _claim_and_read(self, game_id: str, version: int) -> dict[str, Any] | None:
+        """Claim first, read once (principle 9): the change is claimed across workers
+        before anything is read; only its one claimer reads the spectator view. A worker
+        that heard an older version claims the current one instead, so no change is read
+        twice and none is left unclaimed."""
+        current = await self.deps.port.version(game_id)
+        if current is None:
+            await self._close_lobby(game_id, started=False)
+            return None
+        version = max(version, current)
+        if not await self.deps.runtime.claim(f"chg:{game_id}:{version}", 3600):
+            return None
+        self.stats["changes"] += 1
+        sv = await self._read(game_id, "change")
         if sv is None:
             await self._close_lobby(game_id, started=False)
-            return
+        return sv
+
+    async def _read(self, game_id: str, why: str) -> dict[str, Any] | None:
+        """The spectator view, counted by why it was read."""
+        self.stats["views"] += 1
+        self.stats["views_" + why] += 1
+        sv = await self.deps.port.view(game_id, None)
+        if sv is not None:
+            known = self._latest.get(game_id)
+            if known is None or int(known.get("version", 0)) <= int(sv.get("version", 0)):
+                self._latest[game_id] = sv
+        return sv
+
+    # ------------------------------------------------------------------ processing
+    async def _process(self, game_id: str, sv: dict[str, Any]) -> None:
+        port = self.deps.port
         status = sv.get("status")
         self.request_board(game_id)
         if status in ("lobby", "cancelled"):
@@ -139,8 +189,10 @@ class Notifier:
                 await send_panel(
                     self.bot, self.deps, game_id, int(s.user_id or 0), title=title, name=s.name
                 )
+                await self._panel_shown(game_id, s, sv)
         await self._timeouts(game_id, sv, seats)
         await self._takeovers(game_id, seats)
+        await self._role_changes(game_id, sv, seats)
         current = sv.get("current_seat")
         if status in ("playing", "stealing") and current is not None:
             actor = next((s for s in humans if s.seat == current and not s.auto), None)
@@ -150,6 +202,11 @@ class Notifier:
                         self.bot, self.deps, game_id, int(actor.user_id or 0), name=actor.name
                     )
                 self._arm_warning(game_id, version, sv, actor)
+        if status in ("playing", "stealing", "round_over"):
+            self._panels_latest[game_id] = (sv, humans)
+            task = self._panel_tasks.get(game_id)
+            if task is None or task.done():
+                self._panel_tasks[game_id] = asyncio.create_task(self._panels_loop(game_id))
         if (
             status == "round_over"
             and sv.get("round_result")
@@ -158,6 +215,7 @@ class Notifier:
             for s in humans:  # private first: the group may have to wait for its budget
                 if not s.auto:
                     await send_panel(self.bot, self.deps, game_id, int(s.user_id or 0), name=s.name)
+                    await self._panel_shown(game_id, s, sv)
             await self._send_group(game_id, lambda t: texts.round_result_text(t, sv), sv)
         if status == "finished" and await runtime.claim(f"final:{game_id}"):
             # the last round's reveal and the final scores in one group message
@@ -185,6 +243,64 @@ class Notifier:
                 await send_private(
                     self.bot, self.deps, int(s.user_id or 0), texts.final_text(t, sv)
                 )
+
+    # ------------------------------------------------------------------ waiting panels
+    async def _panels_loop(self, game_id: str) -> None:
+        while game_id in self._panels_latest:
+            sv, humans = self._panels_latest.pop(game_id)
+            try:
+                await self._refresh_panels(game_id, sv, humans)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("panel refresh failed for %s", game_id)
+
+    async def _panel_shown(self, game_id: str, s: SeatInfo, sv: dict[str, Any]) -> None:
+        """A fresh panel went to this player: it shows this state (see _refresh_panels)."""
+        shown = f"{sv.get('status')}:{sv.get('current_seat')}:{sv.get('round')}"
+        await self.deps.runtime.set_game_data(game_id, f"shown:{int(s.user_id or 0)}", shown)
+
+    async def _refresh_panels(
+        self, game_id: str, sv: dict[str, Any], humans: list[SeatInfo]
+    ) -> None:
+        """Keep the private panels of the players who wait current: a panel that says
+        "Waiting for X" is redrawn once the turn moved on (bulk sends: prompts first, and
+        a newer change replaces this one while it waits). The actor got a fresh prompt;
+        the player whose move made this change had their panel redrawn by their press."""
+        status, current = sv.get("status"), sv.get("current_seat")
+        shown = f"{status}:{current}:{sv.get('round')}"  # what "Waiting for X" depends on
+        last = (sv.get("log") or [{}])[-1]
+        mover = last.get("seat") if not last.get("timeout") else None
+        data = await self.deps.runtime.get_game_data(game_id)
+        version = int(sv.get("version", 0))
+        for s in humans:
+            uid = int(s.user_id or 0)
+            if s.auto or f"panel:{uid}" not in data or data.get(f"shown:{uid}") == shown:
+                continue
+            if (status != "round_over" and s.seat == current) or s.seat == mover:
+                await self.deps.runtime.set_game_data(game_id, f"shown:{uid}", shown)
+                continue
+            if game_id in self._panels_latest:
+                return  # the game moved on again: the newer change redraws them
+            if not await self.deps.runtime.claim(f"panel:{game_id}:{uid}:{version}", 600):
+                continue
+            view = await self.deps.port.view(game_id, uid)
+            if view is None:
+                return
+            t = await self._tr(s)
+            text, markup = render_panel(t, self.deps, view)
+            await self.deps.runtime.acquire_private(bulk=True)
+            with contextlib.suppress(TelegramError):
+                await self.bot.edit_message_text(
+                    text,
+                    uid,
+                    int(data[f"panel:{uid}"]),
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                    disable_web_page_preview=True,
+                )
+                self.stats["panels_refreshed"] += 1
+            await self.deps.runtime.set_game_data(game_id, f"shown:{uid}", shown)
 
     async def _tr(self, s: SeatInfo) -> Translator:
         """The player's language: their /lang choice, else the language they joined with
@@ -237,6 +353,37 @@ class Notifier:
                     + t.gettext(
                         "The computer plays your seat now. Press “Take my seat back” to play again."
                     ),
+                )
+                name = texts.esc(s.name or str(s.user_id))
+                await self._send_group(
+                    game_id,
+                    lambda g, name=name: (
+                        "🤖 " + g.gettext("The computer plays {name}'s seat now.", name=name)
+                    ),
+                )
+
+    async def _role_changes(self, game_id: str, sv: dict, seats: list[SeatInfo]) -> None:
+        """ "Swap your hats" (Saboteur 2) gave a player a new role: tell them at once, in
+        their private panel (which shows the role), not at their next prompt."""
+        version = int(sv.get("version", 0))
+        for entry in sv.get("log") or []:
+            if entry.get("code") != "hats_swapped":
+                continue
+            v = int(entry.get("version", entry.get("seq", 0)) or 0)
+            if v < version - 5:
+                continue
+            seat = next((s for s in seats if s.seat == entry.get("target_seat")), None)
+            if seat is None or seat.user_id is None or seat.computer:
+                continue
+            if await self.deps.runtime.claim(f"hats:{game_id}:{v}:{seat.seat}"):
+                t = await self._tr(seat)
+                await send_panel(
+                    self.bot,
+                    self.deps,
+                    game_id,
+                    seat.user_id,
+                    name=seat.name,
+                    title="🎩 " + t.gettext("Your hat was swapped: your role changed."),
                 )
 
     # ------------------------------------------------------------------ warnings
@@ -324,105 +471,104 @@ class Notifier:
             except Exception:
                 log.exception("board update failed for %s", game_id)
 
-    async def _draw(self, game_id: str, chat_id: int, topic_id: int | None) -> None:
-        """Render the latest view; spend a group token only when something visible changed,
-        and re-render after waiting for it if the game moved meanwhile (latest wins)."""
-        out = await self._render(game_id, chat_id)
-        if out is None:
-            return
-        await self.deps.runtime.acquire(chat_id)
-        latest = await self.deps.port.view(game_id, None)
-        moved = latest is not None and latest.get("version") != out.get("version")
-        if game_id in self._board_dirty or moved:
-            # the game moved while we waited (here or on another worker): show the latest
-            self._board_dirty.discard(game_id)
-            fresh = await self._render(game_id, chat_id)
-            if fresh is None:
-                return  # already showing it
-            out = fresh
-        await self._send(game_id, chat_id, topic_id, out)
-
-    async def _render(self, game_id: str, chat_id: int) -> dict[str, Any] | None:
-        sv = await self.deps.port.view(game_id, None)
-        data = await self.deps.runtime.get_game_data(game_id)
-        if sv is None or (sv.get("status") == "cancelled" and "board_msg" not in data):
-            await self._close_lobby(game_id, started=False)
+    async def _view_for_draw(self, game_id: str) -> dict[str, Any] | None:
+        """The newest view this worker read, or a fresh read when the game moved on (a
+        group message always shows the server's latest state)."""
+        sv = self._latest.get(game_id)
+        current = await self.deps.port.version(game_id)
+        if current is None:
             return None
-        t = await self.deps.tr_chat(chat_id, sv)
+        if sv is None or int(sv.get("version", 0)) < current:
+            sv = await self._read(game_id, "draw")
+        return sv
+
+    async def _draw(self, game_id: str, chat_id: int, topic_id: int | None) -> None:
+        """Lobby changes go first (an urgent send); a board picture is a bulk send, drawn
+        only once its token is in hand, from the latest view, so each picture rendered is
+        sent and a burst of moves costs one picture (latest version wins)."""
+        sv = await self._view_for_draw(game_id)
+        if sv is None:
+            await self._close_lobby(game_id, started=False)
+            return
+        data = await self.deps.runtime.get_game_data(game_id)
+        if sv.get("status") == "cancelled" and "board_msg" not in data:
+            await self._close_lobby(game_id, started=False)
+            return
         if sv.get("status") == "lobby":
-            turn_time = (sv.get("settings") or {}).get("turn_time")
-            at = _parse_deadline(sv.get("autostart_at"))
-            text = texts.lobby_text(
-                t,
-                sv,
-                autostart_in=None if at is None else int(at - time.time()),
-                turn_time=turn_time,
-            )
-            if data.get("lobby_mode") == "settings":
-                markup = kb.settings_keyboard(t, sv, turn_time, t.language)
-            else:
-                markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
-            if "lobby_msg" in data and self._sent.get(game_id) == (text, markup.to_json()):
-                return None
-            return {
-                "kind": "lobby",
-                "text": text,
-                "markup": markup,
-                "data": data,
-                "t": t,
-                "version": sv.get("version"),
-            }
+            out = await self._lobby_out(game_id, chat_id, sv, data)
+            if out is None:
+                return
+            await self.deps.runtime.acquire(chat_id)
+            fresh = await self._view_for_draw(game_id)  # presses made while we waited
+            if fresh is not None and fresh.get("version") != sv.get("version"):
+                if fresh.get("status") != "lobby":
+                    self._board_dirty.add(game_id)  # started meanwhile: draw the board
+                    return
+                out = await self._lobby_out(game_id, chat_id, fresh, data) or out
+            await self._send_lobby(game_id, chat_id, topic_id, out)
+            self._arm_tick(game_id, fresh or sv)
+            return
+        if "lobby_msg" in data and "board_msg" not in data:
+            await self._close_lobby(game_id, started=True)  # Join buttons go first
+        key = _picture_key(sv, await self.deps.tr_chat(chat_id, sv))
+        caption_before = self._sent.get(game_id)
+        t = await self.deps.tr_chat(chat_id, sv)
         caption = texts.board_caption(t, sv)
         markup = kb.board_keyboard(
             t, game_id, self.deps.bot_username, self.deps.settings.miniapp_short_name
         )
-        picture, _mime = await self._picture(sv, t)
-        digest = hashlib.sha1(picture).hexdigest()
         if (
             "board_msg" in data
-            and self._sent.get(game_id) == (caption, markup.to_json())
-            and self._picture_hash.get(game_id) == digest
+            and caption_before == (caption, markup.to_json())
+            and self._picture_key.get(game_id) == key
         ):
-            return None  # nothing visible changed: spend no group call
-        return {
-            "kind": "board",
-            "caption": caption,
-            "markup": markup,
-            "picture": picture,
-            "digest": digest,
-            "data": data,
-            "t": t,
-            "version": sv.get("version"),
-        }
+            return  # nothing visible changed: spend no group call
+        await self.deps.runtime.acquire(chat_id, bulk=True)
+        fresh = await self._view_for_draw(game_id)
+        if fresh is not None and fresh.get("version") != sv.get("version"):
+            sv = fresh
+            t = await self.deps.tr_chat(chat_id, sv)
+            caption = texts.board_caption(t, sv)
+            key = _picture_key(sv, t)
+        await self._send_board(game_id, chat_id, topic_id, sv, t, caption, markup, key, data)
 
-    async def _send(
+    async def _lobby_out(
+        self, game_id: str, chat_id: int, sv: dict[str, Any], data: dict[str, str]
+    ) -> dict[str, Any] | None:
+        t = await self.deps.tr_chat(chat_id, sv)
+        turn_time = (sv.get("settings") or {}).get("turn_time")
+        at = _parse_deadline(sv.get("autostart_at"))
+        text = texts.lobby_text(
+            t, sv, autostart_in=None if at is None else int(at - time.time()), turn_time=turn_time
+        )
+        if data.get("lobby_mode") == "settings":
+            markup = kb.settings_keyboard(t, sv, turn_time, t.language)
+        else:
+            markup = kb.lobby_keyboard(t, game_id, self.deps.bot_username)
+        if "lobby_msg" in data and self._sent.get(game_id) == (text, markup.to_json()):
+            return None
+        return {"text": text, "markup": markup, "data": data, "version": sv.get("version")}
+
+    async def _send_lobby(
         self, game_id: str, chat_id: int, topic_id: int | None, out: dict[str, Any]
     ) -> None:
         data: dict[str, str] = out["data"]
-        markup = out["markup"]
-        body = out.get("text") or (out.get("caption", "") + out.get("digest", ""))
-        stamp = f"{out.get('version')}|{data.get('lobby_mode_at', '')}|{body}"
-        mark = hashlib.sha1((stamp + markup.to_json()).encode()).hexdigest()[:16]
-        if not await self.deps.runtime.claim(f"draw:{game_id}:{mark}", 600):
-            self._sent[game_id] = (out.get("text") or out.get("caption", ""), markup.to_json())
-            return  # another worker already showed exactly this
+        text, markup = out["text"], out["markup"]
         try:
-            if out["kind"] == "lobby":
-                text = out["text"]
-                self._sent[game_id] = (text, markup.to_json())
-                if "lobby_msg" not in data:
-                    if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
-                        return
-                    msg = await self.bot.send_message(
-                        chat_id,
-                        text,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=markup,
-                        message_thread_id=topic_id,
-                    )
-                    await self.deps.runtime.set_game_data(game_id, "lobby_msg", str(msg.message_id))
-                    self._lobby_msgs[game_id] = (chat_id, msg.message_id)
+            if "lobby_msg" not in data:
+                if not await self.deps.runtime.claim(f"lobbymsg:{game_id}", 3600):
+                    self.deps.runtime.take_prepaid()  # the token goes unused
                     return
+                msg = await self.bot.send_message(
+                    chat_id,
+                    text,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup,
+                    message_thread_id=topic_id,
+                )
+                await self.deps.runtime.set_game_data(game_id, "lobby_msg", str(msg.message_id))
+                self._lobby_msgs[game_id] = (chat_id, msg.message_id)
+            else:
                 self._lobby_msgs[game_id] = (chat_id, int(data["lobby_msg"]))
                 await self.bot.edit_message_text(
                     text,
@@ -431,30 +577,42 @@ class Notifier:
                     parse_mode=ParseMode.HTML,
                     reply_markup=markup,
                 )
-                return
-            caption, picture, digest = out["caption"], out["picture"], out["digest"]
+            self._sent[game_id] = (text, markup.to_json())
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                raise
+            self._sent[game_id] = (text, markup.to_json())
+
+    async def _send_board(
+        self,
+        game_id: str,
+        chat_id: int,
+        topic_id: int | None,
+        sv: dict[str, Any],
+        t: Translator,
+        caption: str,
+        markup: Any,
+        key: str,
+        data: dict[str, str],
+    ) -> None:
+        picture_changed = self._picture_key.get(game_id) != key
+        try:
             if "board_msg" not in data:
                 if not await self.deps.runtime.claim(f"boardmsg:{game_id}", 3600):
+                    self.deps.runtime.take_prepaid()
                     return
+                picture = await self._picture(sv, t)
                 msg = await self.bot.send_photo(
                     chat_id,
-                    picture,
+                    picture[0],
                     caption=caption,
                     parse_mode=ParseMode.HTML,
                     reply_markup=markup,
                     message_thread_id=topic_id,
                 )
+                self.stats["pictures_sent"] += 1
                 await self.deps.runtime.set_game_data(game_id, "board_msg", str(msg.message_id))
-                self._picture_hash[game_id] = digest
-                self._sent[game_id] = (caption, markup.to_json())
-                if "lobby_msg" in data and await self.deps.runtime.claim(f"lobbyclosed:{game_id}"):
-                    await self.deps.runtime.acquire(chat_id)
-                    with contextlib.suppress(TelegramError):
-                        await self.bot.edit_message_text(
-                            texts.lobby_closed_text(out["t"], True), chat_id, int(data["lobby_msg"])
-                        )
-                return
-            if self._picture_hash.get(game_id) == digest:
+            elif not picture_changed:
                 await self.bot.edit_message_caption(
                     chat_id,
                     int(data["board_msg"]),
@@ -463,21 +621,50 @@ class Notifier:
                     reply_markup=markup,
                 )
             else:
+                picture = await self._picture(sv, t)
                 await self.bot.edit_message_media(
-                    InputMediaPhoto(picture, caption=caption, parse_mode=ParseMode.HTML),
+                    InputMediaPhoto(picture[0], caption=caption, parse_mode=ParseMode.HTML),
                     chat_id,
                     int(data["board_msg"]),
                     reply_markup=markup,
                 )
-            self._picture_hash[game_id] = digest
+                self.stats["pictures_sent"] += 1
+            self._picture_key[game_id] = key
             self._sent[game_id] = (caption, markup.to_json())
         except BadRequest as exc:
             if "not modified" not in str(exc).lower():
                 raise
 
+    # ------------------------------------------------------------------ lobby countdown
+    def _arm_tick(self, game_id: str, sv: dict[str, Any]) -> None:
+        """The lobby's "Starts by itself in N min" counts down: a redraw when the shown
+        figure changes (each minute, then at 30 s and 10 s), once across workers (a claim),
+        as a bulk send so that presses go first."""
+        at = _parse_deadline(sv.get("autostart_at"))
+        old = self._tick_tasks.pop(game_id, None)
+        if old is not None and old is not asyncio.current_task():
+            old.cancel()
+        if at is None or sv.get("status") != "lobby":
+            return
+        left = at - time.time()
+        marks = [m for m in (*range(60 * int(left // 60), 59, -60), 30, 10) if 0 < m < left]
+        if not marks:
+            return
+
+        async def tick() -> None:
+            mark = marks[0]
+            await asyncio.sleep(max(0.0, left - mark - (time.time() - now)) + 0.05)
+            if await self.deps.runtime.claim(f"tick:{game_id}:{int(at)}:{mark}", 600):
+                self.stats["ticks"] += 1
+                self.redraw(game_id)
+
+        now = time.time()
+        self._tick_tasks[game_id] = asyncio.create_task(tick())
+
     async def _picture(self, sv: dict, t: Translator) -> tuple[bytes, str]:
         from telegram_bot.board_picture import render_board_async
 
+        self.stats["pictures_rendered"] += 1
         result: tuple[bytes, str] = await render_board_async(
             sv, font_path=self.deps.settings.board_font, labels=texts.picture_labels(t)
         )
@@ -524,3 +711,16 @@ def _parse_deadline(value: Any) -> float | None:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+PICTURE_FIELDS = ("board", "goals", "seats", "current_seat", "round", "rounds", "deck_size")
+
+
+def _picture_key(sv: dict[str, Any], t: Translator) -> str:
+    """What the board picture shows, without drawing it: the same key, the same picture."""
+    shown = {k: sv.get(k) for k in PICTURE_FIELDS}
+    shown["status"] = sv.get("status")
+    shown["route"] = (sv.get("round_result") or {}).get("route")
+    shown["labels"] = t.language
+    raw = json.dumps(shown, sort_keys=True, default=str).encode()
+    return hashlib.sha1(raw).hexdigest()

@@ -8,6 +8,7 @@ reads the bot makes beyond one call (a lobby's creator) are written once.
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -49,6 +50,9 @@ def refused() -> Iterator[None]:
 class ServicePort:
     def __init__(self, service: GameService) -> None:
         self.service = service
+        # views and seat loads this worker asked for ("spectator", "player", "seats"),
+        # read by tests and benchmarks (principle 9: read once per change)
+        self.reads: Counter[str] = Counter()
 
     # lobby ------------------------------------------------------------------------
     async def create_lobby(
@@ -129,12 +133,20 @@ class ServicePort:
 
     async def view(self, game_id: str, user_id: int | None) -> dict[str, Any] | None:
         """The view, or None for a game that is gone."""
+        self.reads["spectator" if user_id is None else "player"] += 1
         try:
             return await self.service.view(game_id, user_id)
         except ServiceError as exc:
             if exc.code == "not_found":
                 return None
             raise BotError(exc.code) from exc
+
+    async def version(self, game_id: str) -> int | None:
+        """The game's current version (one small read, no view), None for one that is gone."""
+        try:
+            return await self.service.version(game_id)
+        except ServiceError:
+            return None
 
     async def game_for_chat(self, chat: ChatKey) -> str | None:
         return await self.service.game_for_chat(chat)
@@ -144,6 +156,7 @@ class ServicePort:
 
     async def seats(self, game_id: str) -> list[SeatInfo]:
         """Server-side seat facts: which Telegram user holds each seat."""
+        self.reads["seats"] += 1
         with refused():
             return await self.service.seats(game_id)
 

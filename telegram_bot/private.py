@@ -172,6 +172,15 @@ async def on_private(
             await channel_of(deps.extra, deps.runtime).delete(context.bot, surface.ref)
             await deps.runtime.set_game_data(game_id, _eph_key(user.id), "")
         return
+    if data.kind == cb.MOVE and data.version != version:
+        sticky = still_meant(query, view, t)
+        if sticky is not None:  # "Ready" / "Take my seat back": still what they mean
+            await submit_move(update, context, game_id, view, sticky, t, surface)
+            return
+        done = done_already(query, view, t)
+        if done is not None:
+            await query.answer(done)
+            return
     if data.kind != cb.REFRESH and data.version != version:
         await query.answer("🔄 " + t.gettext(CHANGED))
         await show(context, deps, surface, user.id, panel)
@@ -224,6 +233,8 @@ async def submit_move(
     move: dict[str, Any],
     t: Translator,
     surface: Surface | None = None,
+    *,
+    retried: bool = False,
 ) -> None:
     deps = deps_of(context)
     query = update.callback_query
@@ -242,6 +253,12 @@ async def submit_move(
     def panel(title: str | None = None) -> Screen:
         return lambda in_group: render_panel(t, deps, after, title, in_group=in_group)
 
+    if result.status == "stale" and move.get("type") in STICKY and not retried:
+        legal = after.get("legal_moves")
+        again = next((m for m in legal if m == move), None) if isinstance(legal, list) else None
+        if again is not None:  # someone else acted meanwhile: it still makes sense
+            await submit_move(update, context, game_id, after, again, t, surface, retried=True)
+            return
     if result.status == "stale":
         await query.answer("🔄 " + t.gettext(CHANGED))
         await show(context, deps, where, user.id, panel())
@@ -280,6 +297,54 @@ async def refresh_private_panel(
         )
     except TelegramError as exc:  # gone, or not modified: the next prompt brings a new one
         log.info("private panel not refreshed: %s", exc)
+
+
+# Moves that mean the same whatever happened since their button was drawn: a stale press
+# of one still makes sense, so it simply succeeds (no "the board changed" bounce).
+STICKY = ("next_round", "take_seat_back")
+
+
+def pressed_label(query: Any) -> str | None:
+    """The text of the button that was pressed (from the message it sits under)."""
+    markup = getattr(query.message, "reply_markup", None)
+    for row in getattr(markup, "inline_keyboard", None) or ():
+        for button in row:
+            if button.callback_data == query.data:
+                return str(button.text)
+    return None
+
+
+def still_meant(query: Any, view: dict[str, Any], t: Translator) -> dict[str, Any] | None:
+    """The current legal move a stale "Ready"/"Take my seat back" press stands for."""
+    label = pressed_label(query)
+    if label is None:
+        return None
+    return next(
+        (
+            m
+            for m in view.get("legal_moves") or []
+            if m.get("type") in STICKY and texts.move_label(t, view, m) == label
+        ),
+        None,
+    )
+
+
+def done_already(query: Any, view: dict[str, Any], t: Translator) -> str | None:
+    """One clear answer to a repeated press of a "Ready"/"Take my seat back" button whose
+    move is already made."""
+    label = pressed_label(query)
+    if label == texts.move_label(t, view, {"type": "next_round"}):
+        if view.get("status") == "round_over":
+            return "✅ " + t.gettext("You are ready: the next round starts when everyone is.")
+        return "✅ " + t.gettext("The next round has begun.")
+    if label == texts.move_label(t, view, {"type": "take_seat_back"}):
+        mine = (view.get("you") or {}).get("seat")
+        seat: dict[str, Any] = next(
+            (s for s in view.get("seats") or [] if s.get("seat") == mine), {}
+        )
+        if seat and not seat.get("away"):
+            return "🙋 " + t.gettext("You have your seat back.")
+    return None
 
 
 def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]) -> list[str]:

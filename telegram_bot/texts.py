@@ -115,7 +115,9 @@ def lobby_text(
         "",
     ]
     if len(seats) < low:
-        lines.append(t.gettext("At least {n} players are needed.", n=low))
+        lines.append(
+            t.ngettext("At least {n} player is needed.", "At least {n} players are needed.", low)
+        )
     lines.append(
         t.gettext("Press “Join”: I open our private chat, where your role and cards will come.")
     )

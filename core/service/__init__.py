@@ -18,7 +18,7 @@ from core.service.models import (
 )
 from core.service.records import new_game_id
 from core.service.service import GameService
-from core.store import STORE_FULL, STORE_UNAVAILABLE, Change
+from core.store import STORE_FULL, STORE_UNAVAILABLE, Change, SendBudget
 
 __all__ = [
     "STORE_FULL",
@@ -27,6 +27,7 @@ __all__ = [
     "ChatKey",
     "GameService",
     "SeatInfo",
+    "SendBudget",
     "ServiceConfig",
     "ServiceError",
     "SubmitResult",

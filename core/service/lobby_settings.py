@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from core.engine.config import CLASSIC_ONLY, EDITIONS, PLAYERS
+from core.engine.config import CLASSIC_ONLY, PLAYERS
+from core.engine.config import EDITIONS as EDITIONS  # the adapters' edition list
 from core.service.models import ServiceError
 
 Kind = Literal["choice", "flag", "number"]

@@ -13,7 +13,7 @@ from core.service.archive import chat_stats, user_stats
 from core.service.models import ChatKey, SeatInfo, ServiceError
 from core.service.records import TOUCH_EVERY_MS, Loaded, Records
 from core.service.views import game_view, lobby_view, rewrite_entry
-from core.store import STORE_UNAVAILABLE, Change
+from core.store import STORE_UNAVAILABLE, Change, SendBudget
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,20 @@ class Queries:
         """Per-chat budget of group messages (principle 9): (allowed, seconds to wait)."""
         result = await self.store.take_token(chat_id, capacity, per_seconds)
         return result.allowed, result.wait_s
+
+    # ======================================================= the bot's send budget
+    async def take_send_token(
+        self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
+    ) -> tuple[bool, float]:
+        """The whole bot's budget (every worker and host), and a group's when ``chat_id``
+        is one: (allowed, seconds to wait). ``bulk`` sends (board pictures) wait while
+        urgent ones (turn prompts, lobby changes) use the reserve."""
+        result = await self.store.take_send_token(chat_id, budget, bulk=bulk)
+        return result.allowed, result.wait_s
+
+    async def hold_sends(self, chat_id: int | None, seconds: float) -> None:
+        """Telegram said "retry after": no worker sends (to that chat, or at all) meanwhile."""
+        await self.store.hold_sends(chat_id, seconds)
 
     # ============================================================ adapter data
     async def get_pref(self, key: str) -> str | None:

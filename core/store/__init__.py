@@ -18,6 +18,7 @@ from core.store.base import (
     GameRecord,
     GameStore,
     Keep,
+    SendBudget,
     TimerClaim,
     TokenResult,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "Keys",
     "MemoryStore",
     "RedisStore",
+    "SendBudget",
     "TimerClaim",
     "TokenResult",
     "open_store",

@@ -102,6 +102,19 @@ class TokenResult:
 
 
 @dataclass(frozen=True, slots=True)
+class SendBudget:
+    """The bot's send budget: ``rate`` sends per second for the whole bot (bucket of
+    ``burst``), and per group ``chat_capacity`` per ``chat_per_seconds``; bulk sends
+    (board pictures) leave ``reserve`` of each bucket (one token at least) to urgent ones."""
+
+    rate: float = 30.0
+    burst: int = 30
+    chat_capacity: int = 5
+    chat_per_seconds: float = 20.0
+    reserve: float = 0.34
+
+
+@dataclass(frozen=True, slots=True)
 class Change:
     """A pub/sub notice: game ``game_id`` is now at ``version``."""
 
@@ -212,6 +225,11 @@ class GameStore(Protocol):
     async def take_token(
         self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
     ) -> TokenResult: ...
+
+    async def take_send_token(
+        self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
+    ) -> TokenResult: ...
+    async def hold_sends(self, chat_id: int | None, seconds: float) -> None: ...
 
     # pub/sub (``start`` opens the process's one subscription; ``listen`` does it lazily)
     async def start(self) -> None: ...

@@ -115,6 +115,15 @@ class Keys:
         """Hash: the per-chat token bucket for group messages."""
         return f"{self.prefix}tb:{int(chat_id)}"
 
+    # --- the bot's send budget: one slot (hash tag ``{send}``) for its one script -------
+    def send_bucket(self, chat_id: int | None = None) -> str:
+        """Hash: the bot-wide send bucket, or a group's (``chat_id``) in the same slot."""
+        return f"{self.prefix}{{send}}:" + ("bot" if chat_id is None else f"c:{int(chat_id)}")
+
+    def send_hold(self, chat_id: int | None = None) -> str:
+        """String with a TTL: no sends (bot-wide, or to one chat) until it expires (429)."""
+        return f"{self.prefix}{{send}}:" + ("hold" if chat_id is None else f"h:{int(chat_id)}")
+
     def channel(self) -> str:
         """Pub/sub channel carrying ``{"game_id", "version"}`` for every commit."""
         return f"{self.prefix}changed"

@@ -397,6 +397,63 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(per * 2))
 return {allowed, wait}
 """
 
+# The bot's send budget (ARCHITECTURE principle 9): one bucket for the whole bot and, for
+# a group, its chat's bucket, taken together or not at all, each refilled on the server
+# clock. A hold (a 429's retry_after) stops every worker for that long. A bulk send (a
+# board picture) leaves a reserve of each bucket (a share, one token at least) to urgent
+# ones (a turn prompt, a lobby change).
+# KEYS: bot bucket, bot hold[, chat bucket, chat hold]
+# ARGV: bot rate per ms, bot burst, chat capacity, chat per ms, bulk (0|1), reserve share
+# -> {allowed, wait_ms}
+SEND_BUDGET = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local wait = redis.call('PTTL', KEYS[2])
+if wait < 0 then wait = 0 end
+if #KEYS > 2 then
+  local held = redis.call('PTTL', KEYS[4])
+  if held > wait then wait = held end
+end
+if wait > 0 then return {0, wait} end
+local bulk = tonumber(ARGV[5]) == 1
+local share = tonumber(ARGV[6])
+local brate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local b = redis.call('HMGET', KEYS[1], 'n', 't')
+local nb = (tonumber(b[1]) or burst) + math.max(0, now - (tonumber(b[2]) or now)) * brate
+nb = math.min(burst, nb)
+local needb = 1
+if bulk then needb = math.min(burst, 1 + math.max(1, math.floor(share * burst))) end
+if nb < needb then wait = math.ceil((needb - nb) / brate) end
+local nc = 0
+if #KEYS > 2 then
+  local ccap = tonumber(ARGV[3])
+  local crate = ccap / tonumber(ARGV[4])
+  local c = redis.call('HMGET', KEYS[3], 'n', 't')
+  nc = (tonumber(c[1]) or ccap) + math.max(0, now - (tonumber(c[2]) or now)) * crate
+  nc = math.min(ccap, nc)
+  local needc = 1
+  if bulk then needc = math.min(ccap, 1 + math.max(1, math.floor(share * ccap))) end
+  if nc < needc then wait = math.max(wait, math.ceil((needc - nc) / crate)) end
+  if wait == 0 then
+    redis.call('HSET', KEYS[3], 'n', tostring(nc - 1), 't', now)
+    redis.call('PEXPIRE', KEYS[3], math.ceil(tonumber(ARGV[4]) * 2))
+  end
+end
+if wait > 0 then return {0, math.max(1, wait)} end
+redis.call('HSET', KEYS[1], 'n', tostring(nb - 1), 't', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / brate) * 2 + 1000)
+return {1, 0}
+"""
+
+# KEYS: hold ; ARGV: ms -> 1 (a hold only ever grows: the longest retry_after wins)
+SEND_HOLD = """
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))
+end
+return 1
+"""
+
 # KEYS: archive, archive_log, live log ; ARGV: record json
 ARCHIVE = """
 redis.call('SET', KEYS[1], ARGV[1])

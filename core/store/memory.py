@@ -26,6 +26,7 @@ from core.store.base import (
     Deadline,
     GameRecord,
     Keep,
+    SendBudget,
     TimerClaim,
     TokenResult,
     check_submission,
@@ -66,6 +67,8 @@ class MemoryStore:
         self._user_games: dict[int, dict[str, int]] = {}
         self._once: dict[str, float] = {}
         self._buckets: dict[int, tuple[float, float]] = {}
+        self._send: dict[int | None, tuple[float, float]] = {}  # bot-wide (None), per chat
+        self._holds: dict[int | None, float] = {}
         self._archive: dict[str, tuple[dict[str, object], list[str]]] = {}
         self._archive_index: dict[str, int] = {}
         self._user_stats: dict[int, dict[str, int]] = {}
@@ -375,6 +378,37 @@ class MemoryStore:
             return TokenResult(True, 0.0)
         self._buckets[chat_id] = (tokens, now)
         return TokenResult(False, math.ceil((1 - tokens) / rate * 1000) / 1000)
+
+    async def take_send_token(
+        self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
+    ) -> TokenResult:
+        """The Redis script's rules (``lua.SEND_BUDGET``) in one process."""
+        now = self._clock()
+        held = max(self._holds.get(None, 0.0), self._holds.get(chat_id, 0.0) if chat_id else 0.0)
+        if held > now:
+            return TokenResult(False, held - now)
+        buckets: list[tuple[int | None, float, float]] = [(None, float(budget.burst), budget.rate)]
+        if chat_id is not None:
+            cap = float(budget.chat_capacity)
+            buckets.append((chat_id, cap, cap / budget.chat_per_seconds))
+        wait, levels = 0.0, []
+        for key, cap, rate in buckets:
+            n, ts = self._send.get(key, (cap, now))
+            n = min(cap, n + max(0.0, now - ts) * rate)
+            need = min(cap, 1 + max(1, math.floor(budget.reserve * cap))) if bulk else 1.0
+            if n < need:
+                wait = max(wait, math.ceil((need - n) / rate * 1000) / 1000)
+            levels.append((key, n))
+        if wait > 0:
+            return TokenResult(False, wait)
+        for key, n in levels:
+            self._send[key] = (n - 1, now)
+        return TokenResult(True, 0.0)
+
+    async def hold_sends(self, chat_id: int | None, seconds: float) -> None:
+        until = self._clock() + max(0.001, seconds)
+        if until > self._holds.get(chat_id, 0.0):
+            self._holds[chat_id] = until
 
     # --------------------------------------------------------------------- pub/sub
     async def start(self) -> None:

@@ -43,6 +43,7 @@ from core.store.base import (
     Deadline,
     GameRecord,
     Keep,
+    SendBudget,
     TimerClaim,
     TokenResult,
     check_submission,
@@ -179,6 +180,8 @@ class RedisStore:
         )
         self._delete_if = client.register_script(lua.DELETE_IF)
         self._bucket = client.register_script(lua.TOKEN_BUCKET)
+        self._send_budget = client.register_script(lua.SEND_BUDGET)
+        self._send_hold = client.register_script(lua.SEND_HOLD)
         self._archive = client.register_script(lua.ARCHIVE)
         self._fanout = Fanout()
         self._sub_task: asyncio.Task[None] | None = None
@@ -651,6 +654,30 @@ class RedisStore:
             keys=[self.keys.bucket(chat_id)], args=[capacity, int(per_seconds * 1000)]
         )
         return TokenResult(bool(allowed), int(wait_ms) / 1000)
+
+    async def take_send_token(
+        self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
+    ) -> TokenResult:
+        keys = [self.keys.send_bucket(), self.keys.send_hold()]
+        if chat_id is not None:
+            keys += [self.keys.send_bucket(chat_id), self.keys.send_hold(chat_id)]
+        allowed, wait_ms = await self._send_budget(
+            keys=keys,
+            args=[
+                budget.rate / 1000,
+                budget.burst,
+                budget.chat_capacity,
+                int(budget.chat_per_seconds * 1000),
+                int(bulk),
+                budget.reserve,
+            ],
+        )
+        return TokenResult(bool(allowed), int(wait_ms) / 1000)
+
+    async def hold_sends(self, chat_id: int | None, seconds: float) -> None:
+        await self._send_hold(
+            keys=[self.keys.send_hold(chat_id)], args=[max(1, int(seconds * 1000))]
+        )
 
     # --------------------------------------------------------------------- pub/sub
     async def start(self) -> None:

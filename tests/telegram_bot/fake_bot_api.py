@@ -184,9 +184,20 @@ class FakeBotAPI:
     """The server plus the record of everything the bot did."""
 
     def __init__(
-        self, *, group_limit: int = 20, group_window: float = 60.0, query_ttl: float = 15.0
+        self,
+        *,
+        group_limit: int = 20,
+        group_window: float = 60.0,
+        query_ttl: float = 15.0,
+        bot_rate: int | None = None,
     ) -> None:
         self.group_limit = group_limit
+        # the whole bot's limit (Telegram: ~30 sends per second across all chats); None:
+        # not enforced. Beyond it every send answers 429 with retry_after (bot-wide).
+        self.bot_rate = bot_rate
+        self._bot_sends: deque[float] = deque()
+        self.send_times: list[float] = []  # every accepted send or edit, any chat
+        self._forced_429: dict[int | None, int] = {}  # see force_429
         self.group_window = group_window
         self.query_ttl = query_ttl
         self.calls: list[Call] = []
@@ -460,10 +471,29 @@ class FakeBotAPI:
                 if not b.get("text"):
                     raise ApiError(400, "Bad Request: text buttons are unallowed")
 
+    def force_429(self, retry_after: int, chat_id: int | None = None) -> None:
+        """The next send (to ``chat_id``, or to any chat) answers 429 with ``retry_after``,
+        as Telegram does when it decides a bot or a chat is flooding."""
+        self._forced_429[chat_id] = retry_after
+
     def _check_rate(self, chat: FakeChat) -> None:
+        now = time.monotonic()
+        for key in (chat.id, None):
+            if key in self._forced_429:
+                retry = self._forced_429.pop(key)
+                raise ApiError(429, f"Too Many Requests: retry after {retry}", retry_after=retry)
+        if self.bot_rate is not None:
+            while self._bot_sends and now - self._bot_sends[0] >= 1.0:
+                self._bot_sends.popleft()
+            if len(self._bot_sends) >= self.bot_rate:
+                raise ApiError(429, "Too Many Requests: retry after 1", retry_after=1)
+        self._check_group_rate(chat, now)
+        self._bot_sends.append(now)
+        self.send_times.append(now)
+
+    def _check_group_rate(self, chat: FakeChat, now: float) -> None:
         if chat.type == "private":
             return
-        now = time.monotonic()
         sent = self._group_sends[chat.id]
         while sent and now - sent[0] > self.group_window:
             sent.popleft()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.service import GameService, ServiceConfig, UserRef
-from core.store import Deadline, RedisStore, lua
+from core.store import Deadline, RedisStore, SendBudget, lua
 from core.store.keys import timer_member
 from tests.core.store.store_commands import CommandLog
 
@@ -71,6 +71,8 @@ async def test_every_script_call_is_single_slot(
         await store.bind_chat(-1, None, "g1")
         await store.unbind_chat(-1, None, "g1")
         await store.take_token(-1)
+        await store.take_send_token(-1, SendBudget())
+        await store.hold_sends(-1, 0.01)
         await store.archive("g1", {"seats": []}, user_ids=[1, 2], chat_id=-1, finished_ms=t0)
         await store.sweep_timers()
     finally:

@@ -330,3 +330,37 @@ async def test_a_retried_commit_finds_its_own_write(store: GameStore) -> None:
     for bad in ("", "a b", "x:1", "é", "x" * 33):
         with pytest.raises(ValueError):
             await store.commit("g1", 1, "s", "m", [], None, ttl_s=TTL, submission=bad)
+
+
+async def test_send_budget_is_shared_and_puts_urgent_sends_first(store: GameStore) -> None:
+    from core.store import SendBudget
+
+    budget = SendBudget(rate=4.0, burst=4, chat_capacity=3, chat_per_seconds=3.0, reserve=0.5)
+    # a board picture (bulk) leaves half of each bucket to urgent sends
+    assert (await store.take_send_token(-7, budget, bulk=True)).allowed
+    assert (await store.take_send_token(-7, budget, bulk=True)).allowed
+    assert not (await store.take_send_token(-7, budget, bulk=True)).allowed  # 1 left
+    assert (await store.take_send_token(-7, budget)).allowed  # a lobby change still goes
+    refused = await store.take_send_token(-7, budget)
+    assert not refused.allowed and 0 < refused.wait_s <= 1.0  # the chat's bucket is empty
+    # the bot-wide bucket (4) was spent by the three group sends: one private send left
+    assert (await store.take_send_token(None, budget)).allowed
+    assert not (await store.take_send_token(None, budget)).allowed
+    await asyncio.sleep(0.3)
+    assert (await store.take_send_token(None, budget)).allowed  # refilled at 4/s
+
+
+async def test_send_hold_stops_every_send_until_it_expires(store: GameStore) -> None:
+    from core.store import SendBudget
+
+    budget = SendBudget(rate=100.0, burst=100)
+    await store.hold_sends(-9, 0.3)
+    held = await store.take_send_token(-9, budget)
+    assert not held.allowed and 0.1 < held.wait_s <= 0.3
+    assert (await store.take_send_token(-10, budget)).allowed  # another chat goes on
+    await store.hold_sends(None, 0.2)
+    await store.hold_sends(None, 0.05)  # a shorter hold does not shorten it
+    assert not (await store.take_send_token(None, budget)).allowed
+    assert not (await store.take_send_token(-10, budget)).allowed
+    await asyncio.sleep(0.35)
+    assert (await store.take_send_token(-9, budget)).allowed
