@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.ai.agent import choose_move
+from core.ai.entry import ai_view
 from core.ai.knowledge import is_saboteur_side, role_kind
 
 Clock = Callable[[], float] | None
@@ -84,7 +85,7 @@ def play_round(
         if s is None:
             state, _ = engine.apply_timeout(state)
             continue
-        view = engine.view_for(state, s)
+        view = ai_view(state, s)  # the round's whole public log, as `decide` gives it
         agent_seed = rng.randrange(1 << 30)
         lv = level if s == seat else base
         t0 = clock() if clock and s == seat else 0.0
