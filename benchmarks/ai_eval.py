@@ -84,9 +84,45 @@ def substitute(
         "base": base,
         "seed": seed,
         **paired.summary(),
+        "per_deal": {"win": paired.win, "gold": paired.gold, "times": paired.times},
     }
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
+
+
+def merge(path: str) -> str:
+    """Pool seat-substitution lines of the same configuration (runs over other seeds)."""
+    from core.ai.substitution import Paired
+
+    pooled: dict[tuple[Any, ...], Paired] = {}
+    bases: dict[tuple[Any, ...], int] = {}
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("protocol") != "seat-substitution":
+            continue
+        k = (r["edition"], r["players"], r["role"], r["level"], r["base"])
+        p = pooled.setdefault(k, Paired())
+        p.win += r["per_deal"]["win"]
+        p.gold += r["per_deal"]["gold"]
+        p.times += r["per_deal"]["times"]
+        p.skipped += r["skipped"]
+        bases[k] = bases.get(k, 0) + round((r["base_win_rate"] or 0) * r["deals"])
+    out = []
+    for k, p in pooled.items():
+        p.base_wins = bases[k]
+        out.append(
+            json.dumps(
+                {
+                    "edition": k[0],
+                    "players": k[1],
+                    "role": k[2],
+                    "level": k[3],
+                    "base": k[4],
+                    **p.summary(),
+                }
+            )
+        )
+    return "\n".join(out)
 
 
 def _pct(r: dict[str, Any] | None) -> str:
@@ -158,7 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--substitute", metavar="ROLE", nargs="+", help="seat substitution per role")
     p.add_argument("--deals", type=int, default=1000, help="deals per role (--substitute)")
     p.add_argument("--base", choices=["easy", "normal", "hard"], default="normal")
+    p.add_argument("--merge", metavar="FILE", help="pool --substitute lines of other seeds")
     args = p.parse_args(argv)
+    if args.merge:
+        print(merge(args.merge))
+        return 0
     if args.table:
         print(table(args.table))
         return 0
