@@ -26,11 +26,15 @@ class Level:
     random_move: float
     careful: bool
     lookahead: int  # how many of the best placements are re-scored with a follow-up card
-    search: Budget | None = None  # determinized rollouts over the best moves (hard only)
+    search: Mapping[str, Budget] | None = None  # per edition: rollouts over the best moves
 
 
-# the budget of `hard`: its p95 CPU time per decision is in docs/benchmarks/ai.md
-HARD_BUDGET = Budget(candidates=4, steps=96, depth=0)
+# the budget of `hard`, per edition (a Saboteur 2 rollout move costs about twice a
+# classic one); its p95 CPU time per decision is in docs/benchmarks/ai.md
+HARD_BUDGET = {
+    "classic": Budget(candidates=4, steps=96, depth=0),
+    "expansion": Budget(candidates=4, steps=64, depth=0),
+}
 
 LEVELS: dict[str, Level] = {
     "easy": Level(noise=4.0, random_move=0.12, careful=False, lookahead=0),
@@ -96,6 +100,7 @@ def _decide(
         scored = [(redo.get(i, s), i) for s, i in scored]
     if lv.search is not None and view.get("status") == "playing":
         sampler = WorldSampler(view, ctx.bel, ctx.probs)
-        scored = search(view, moves, scored, sampler, lv.search, _rollout_move, rng)
+        budget = lv.search[str(view.get("edition"))]
+        scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return dict(moves[best_i])

@@ -3,10 +3,11 @@
 Why: the heuristic scores a move by what it does now (plus one own follow-up card); it
 cannot see what the next seats will do with it. The search takes the heuristic's best few
 moves, plays each forward in the same sampled worlds (other seats' roles, hands, the pile
-and the gold drawn from this seat's beliefs, `core.ai.worlds`) with the engine itself for
-one table round, every seat moved by a cheap heuristic agent, and scores where it ends by
-each role's own goal (`value`). The rollouts only re-rank: a move's final score is its
-heuristic score plus the search's verdict relative to the other candidates.
+and the gold drawn from this seat's beliefs, `core.ai.worlds`) with the engine itself
+through the next seats' turns (up to five), each moved by a cheap heuristic agent, and
+scores where it ends by each role's own goal (`value`). The rollouts only re-rank: a
+move's final score is its heuristic score plus the search's verdict relative to the
+other candidates.
 
 The budget is counted in simulated moves (`Budget.steps`), never in time, so a decision
 is the same on any machine; docs/benchmarks/ai.md has its CPU cost.
@@ -32,6 +33,7 @@ BLOCKED_W = 4.0  # a seat of a side with a broken tool or trapped, against that 
 SEARCH_W = 1.0  # weight of the search's verdict against the heuristic score
 CLEAR_LEAD = 25.0  # the heuristic's best leads its second by this much: no search
 DIST_CAP = 12  # distances beyond this count as this (an unreachable goal is just "far")
+MAX_PLIES = 5  # a rollout's default length: the next seats up to this many
 
 Decide = Callable[[Mapping[str, Any], int], dict[str, Any]]
 
@@ -40,7 +42,7 @@ Decide = Callable[[Mapping[str, Any], int], dict[str, Any]]
 class Budget:
     candidates: int  # how many of the heuristic's best moves are searched
     steps: int  # simulated moves per decision, over every world and candidate
-    depth: int  # plies per rollout beyond the candidate (0: one table round)
+    depth: int  # plies per rollout beyond the candidate (0: the next seats, <= MAX_PLIES)
 
 
 def _blocked(front: tuple[str, ...] | list[str]) -> bool:
@@ -133,7 +135,7 @@ def search(
     if len(cands) < 2 or ranked[0][0] - ranked[1][0] >= CLEAR_LEAD:
         return scored
     me = sampler.me
-    plies = budget.depth or (sampler.n - 1)
+    plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
     worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
     totals = dict.fromkeys(cands, 0.0)
     for _ in range(worlds):
