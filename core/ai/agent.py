@@ -72,6 +72,14 @@ def _rollout_move(view: Mapping[str, Any], seed: int) -> dict[str, Any]:
     return _decide(view, moves, ROLLOUT, random.Random(seed))
 
 
+def _sampler(view: Mapping[str, Any], ctx: policy.Ctx) -> WorldSampler | None:
+    """The worlds of this view, or None for a view the engine did not write."""
+    try:
+        return WorldSampler(view, ctx.bel, ctx.probs)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def _decide(
     view: Mapping[str, Any], moves: list[Mapping[str, Any]], lv: Level, rng: random.Random
 ) -> dict[str, Any]:
@@ -99,8 +107,9 @@ def _decide(
                 redo[i] += policy.fit_bonus(ctx, moves[i])
         scored = [(redo.get(i, s), i) for s, i in scored]
     if lv.search is not None and view.get("status") == "playing":
-        sampler = WorldSampler(view, ctx.bel, ctx.probs)
-        budget = lv.search[str(view.get("edition"))]
-        scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
+        budget = lv.search.get(str(view.get("edition")))
+        sampler = _sampler(view, ctx)
+        if budget is not None and sampler is not None:
+            scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return dict(moves[best_i])

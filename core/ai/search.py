@@ -24,7 +24,7 @@ from core.ai.board_model import INF, Board
 from core.ai.cards import BREAK_CARDS
 from core.ai.knowledge import is_saboteur_side, role_kind
 from core.ai.worlds import WorldSampler
-from core.engine import GameState, actor, apply_move, phase, view_for
+from core.engine import GameState, IllegalMove, StateError, actor, apply_move, phase, view_for
 from core.engine.cards import GOLD
 
 WIN = 100.0  # a round won, in the heuristic's unit (10 = one card of progress)
@@ -134,9 +134,29 @@ def search(
     cands = [i for _, i in ranked[: budget.candidates]]
     if len(cands) < 2 or ranked[0][0] - ranked[1][0] >= CLEAR_LEAD:
         return scored
-    me = sampler.me
     plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
     worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
+    try:
+        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng)
+    except (StateError, IllegalMove, ValueError):
+        # a world the engine refuses (a view it never wrote): decide as `normal` would
+        return scored
+    centre = sum(mean.values()) / len(mean)
+    return [(s + SEARCH_W * (mean[i] - centre), i) for s, i in scored if i in mean]
+
+
+def _verdicts(
+    view: Mapping[str, Any],
+    moves: list[Mapping[str, Any]],
+    cands: list[int],
+    sampler: WorldSampler,
+    worlds: int,
+    plies: int,
+    decide: Decide,
+    rng: random.Random,
+) -> dict[int, float]:
+    """Each candidate's mean value over the same `worlds` sampled worlds."""
+    me = sampler.me
     totals = dict.fromkeys(cands, 0.0)
     for _ in range(worlds):
         world = sampler.sample(rng)
@@ -148,6 +168,4 @@ def search(
             after, _ = apply_move(world, me, _to_world(moves[i], ids))
             end = _rollout(after, plies, decide, random.Random(seed))
             totals[i] += value(end, me)
-    mean = {i: t / worlds for i, t in totals.items()}
-    centre = sum(mean.values()) / len(mean)
-    return [(s + SEARCH_W * (mean[i] - centre), i) for s, i in scored if i in mean]
+    return {i: t / worlds for i, t in totals.items()}
