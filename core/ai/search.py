@@ -34,6 +34,10 @@ SEARCH_W = 1.0  # weight of the search's verdict against the heuristic score
 CLEAR_LEAD = 25.0  # the heuristic's best leads its second by this much: no search
 DIST_CAP = 12  # distances beyond this count as this (an unreachable goal is just "far")
 MAX_PLIES = 5  # a rollout's default length: the next seats up to this many
+# The verdict is what the next seats' turns change (value after the rollout minus value
+# right after the candidate): the heuristic already counts the move's own effect, and
+# adding it twice outweighed a saboteur's exposure cost (docs/benchmarks/ai.md).
+REACTION = True
 
 Decide = Callable[[Mapping[str, Any], int], dict[str, Any]]
 
@@ -167,5 +171,5 @@ def _verdicts(
         for i in cands:
             after, _ = apply_move(world, me, _to_world(moves[i], ids))
             end = _rollout(after, plies, decide, random.Random(seed))
-            totals[i] += value(end, me)
+            totals[i] += value(end, me) - (value(after, me) if REACTION else 0.0)
     return {i: t / worlds for i, t in totals.items()}
