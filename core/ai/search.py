@@ -6,8 +6,8 @@ moves, plays each forward in the same sampled worlds (other seats' roles, hands,
 and the gold drawn from this seat's beliefs, `core.ai.worlds`) with the engine itself
 through the next seats' turns (up to five), each moved by a cheap heuristic agent, and
 scores where it ends by each role's own goal (`value`). The rollouts only re-rank: a
-move's final score is its heuristic score plus the search's verdict relative to the
-other candidates.
+move's final score is its heuristic score plus the search's verdict (what the next
+seats' turns changed) relative to the other candidates.
 
 The budget is counted in simulated moves (`Budget.steps`), never in time, so a decision
 is the same on any machine; docs/benchmarks/ai.md has its CPU cost.
