@@ -3,10 +3,15 @@
     .venv/bin/python benchmarks/ai_eval.py                       # the full table, 300 rounds
     .venv/bin/python benchmarks/ai_eval.py --rounds 60 --players 5 --edition classic
     .venv/bin/python benchmarks/ai_eval.py --matchup ai-vs-ai --level hard
+    .venv/bin/python benchmarks/ai_eval.py --substitute digger saboteur --players 6 --deals 1000
 
 Prints one JSON line per configuration (edition, players, matchup, rounds, win rates
 with a 95% Wilson interval, belief accuracy, mean/p95/p99/max AI decision CPU time);
 `--table FILE` turns such lines into the markdown tables of docs/benchmarks/ai.md.
+`--substitute ROLE...` runs the seat-substitution protocol instead (core.ai.substitution):
+one-round deals, the seat dealt ROLE at `--level` against the same seat at `--base`, every
+other seat at `--base`; one JSON line per role with the paired differences of the seat's
+side winning and of its gold (mean and 95% interval) and its CPU ms per decision.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.ai.evaluate import Assignment, play_games
+from core.ai.substitution import seat_substitution
 from core.engine import GameConfig
 
 MATCHUPS = {
@@ -59,6 +65,64 @@ def run(
     }
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
+
+
+def substitute(
+    edition: str, players: int, role: str, deals: int, seed: int, level: str, base: str
+) -> dict[str, object]:
+    cfg = GameConfig.from_options(edition, players, {"rounds": 1})
+    t0 = time.perf_counter()
+    paired = seat_substitution(
+        cfg, deals=deals, seed=seed, tested=role, level=level, base=base, clock=time.process_time
+    )
+    out: dict[str, object] = {
+        "protocol": "seat-substitution",
+        "edition": edition,
+        "players": players,
+        "role": role,
+        "level": level,
+        "base": base,
+        "seed": seed,
+        **paired.summary(),
+        "per_deal": {"win": paired.win, "gold": paired.gold, "times": paired.times},
+    }
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def merge(path: str) -> str:
+    """Pool seat-substitution lines of the same configuration (runs over other seeds)."""
+    from core.ai.substitution import Paired
+
+    pooled: dict[tuple[Any, ...], Paired] = {}
+    bases: dict[tuple[Any, ...], int] = {}
+    for line in Path(path).read_text().splitlines():
+        r = json.loads(line) if line.strip() else {}
+        if r.get("protocol") != "seat-substitution":
+            continue
+        k = (r["edition"], r["players"], r["role"], r["level"], r["base"])
+        p = pooled.setdefault(k, Paired())
+        p.win += r["per_deal"]["win"]
+        p.gold += r["per_deal"]["gold"]
+        p.times += r["per_deal"]["times"]
+        p.skipped += r["skipped"]
+        bases[k] = bases.get(k, 0) + round((r["base_win_rate"] or 0) * r["deals"])
+    out = []
+    for k, p in pooled.items():
+        p.base_wins = bases[k]
+        out.append(
+            json.dumps(
+                {
+                    "edition": k[0],
+                    "players": k[1],
+                    "role": k[2],
+                    "level": k[3],
+                    "base": k[4],
+                    **p.summary(),
+                }
+            )
+        )
+    return "\n".join(out)
 
 
 def _pct(r: dict[str, Any] | None) -> str:
@@ -127,11 +191,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1000)
     p.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
     p.add_argument("--table", metavar="FILE", help="print markdown tables from JSON lines")
+    p.add_argument("--substitute", metavar="ROLE", nargs="+", help="seat substitution per role")
+    p.add_argument("--deals", type=int, default=1000, help="deals per role (--substitute)")
+    p.add_argument("--base", choices=["easy", "normal", "hard"], default="normal")
+    p.add_argument("--merge", metavar="FILE", help="pool --substitute lines of other seeds")
     args = p.parse_args(argv)
+    if args.merge:
+        print(merge(args.merge))
+        return 0
     if args.table:
         print(table(args.table))
         return 0
     editions = ["classic", "expansion"] if args.edition == "both" else [args.edition]
+    if args.substitute:
+        level = "hard" if args.level == "normal" and args.base == "normal" else args.level
+        for ed in editions:
+            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
+                for role in args.substitute:
+                    line = substitute(ed, n, role, args.deals, args.seed, level, args.base)
+                    print(json.dumps(line), flush=True)
+        return 0
     matchups = [m for m in MATCHUPS if m != "random"] if args.matchup == "all" else [args.matchup]
     for ed in editions:
         counts = args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10])

@@ -2,8 +2,9 @@
 
 Levels: `easy` reasons without the log's maze history, adds large noise and sometimes
 plays a random legal move; `normal` adds small noise and looks one placement ahead with
-its own remaining cards for its 4 best placements; `hard` adds almost none and looks
-ahead for its 8 best.
+its own remaining cards for its 4 best placements; `hard` adds almost none, looks ahead
+for its 8 best, then searches its best few moves in worlds drawn from its beliefs
+(`core.ai.search`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 
 from core.ai import policy
 from core.ai.policy import make_ctx, score_move
+from core.ai.search import Budget, search
+from core.ai.worlds import WorldSampler
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,13 +26,24 @@ class Level:
     random_move: float
     careful: bool
     lookahead: int  # how many of the best placements are re-scored with a follow-up card
+    search: Mapping[str, Budget] | None = None  # per edition: rollouts over the best moves
 
+
+# the budget of `hard`, per edition (a Saboteur 2 rollout move costs about twice a
+# classic one); its p95 CPU time per decision is in docs/benchmarks/ai.md
+HARD_BUDGET = {
+    "classic": Budget(candidates=4, steps=96, depth=0),
+    "expansion": Budget(candidates=4, steps=64, depth=0),
+}
 
 LEVELS: dict[str, Level] = {
     "easy": Level(noise=4.0, random_move=0.12, careful=False, lookahead=0),
     "normal": Level(noise=0.4, random_move=0.0, careful=True, lookahead=4),
-    "hard": Level(noise=0.1, random_move=0.0, careful=True, lookahead=8),
+    "hard": Level(noise=0.1, random_move=0.0, careful=True, lookahead=8, search=HARD_BUDGET),
 }
+# how every seat moves inside the search's rollouts: `normal` without its lookahead and
+# the log's maze history, four times cheaper
+ROLLOUT = Level(noise=0.4, random_move=0.0, careful=False, lookahead=0)
 
 _TRIVIAL = {"next_round", "steal"}
 
@@ -50,9 +64,27 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
     lv = LEVELS.get(level)
     if lv is None:
         raise ValueError(f"unknown level {level!r} (easy, normal, hard)")
+    return _decide(view, moves, lv, _rng(view, level, seed))
+
+
+def _rollout_move(view: Mapping[str, Any], seed: int) -> dict[str, Any]:
+    moves = list(view.get("legal_moves") or ())
+    return _decide(view, moves, ROLLOUT, random.Random(seed))
+
+
+def _sampler(view: Mapping[str, Any], ctx: policy.Ctx) -> WorldSampler | None:
+    """The worlds of this view, or None for a view the engine did not write."""
+    try:
+        return WorldSampler(view, ctx.bel, ctx.probs)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _decide(
+    view: Mapping[str, Any], moves: list[Mapping[str, Any]], lv: Level, rng: random.Random
+) -> dict[str, Any]:
     if len(moves) == 1:
         return dict(moves[0])
-    rng = _rng(view, level, seed)
     kinds = {m.get("type") for m in moves}
     if kinds <= {"next_round"}:
         return dict(moves[0])
@@ -74,5 +106,10 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
             for i in sorted(redo, key=lambda j: redo[j])[-policy.FIT_TOP :]:
                 redo[i] += policy.fit_bonus(ctx, moves[i])
         scored = [(redo.get(i, s), i) for s, i in scored]
+    if lv.search is not None and view.get("status") == "playing":
+        budget = lv.search.get(str(view.get("edition")))
+        sampler = _sampler(view, ctx)
+        if budget is not None and sampler is not None:
+            scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return dict(moves[best_i])

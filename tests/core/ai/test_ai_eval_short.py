@@ -45,3 +45,25 @@ def test_kinds_and_interval() -> None:
     assert a.kind_for("SABOTEUR") == "ai:easy"
     assert a.kind_for("BOSS") == "ai"
     assert a.kind_for("GOLD_DIGGER_BLUE") == "random"
+
+
+def test_seat_substitution_short() -> None:
+    """The CI version of the seat-substitution protocol (docs/benchmarks/ai.md): 6 deals
+    per role at 5 players. Loose bounds: `hard` in the seat loses at most 2 of the 6
+    deals its `normal` self won (the full protocol's interval is what judges strength),
+    the paired gold difference is at most 2 nuggets per deal lost on average, and a
+    hard decision's p95 stays under 0.4 s of CPU on a shared CI box."""
+    import time
+
+    from core.ai.substitution import mean_ci, seat_substitution
+
+    cfg = engine.GameConfig.from_options("classic", 5, {"rounds": 1})
+    for role in ("digger", "saboteur"):
+        p = seat_substitution(cfg, deals=6, seed=4200, tested=role, clock=time.process_time)
+        s = p.summary()
+        assert s["deals"] == 6 and s["skipped"] == 0, s
+        assert sum(p.win) >= -2, s
+        assert s["gold_diff"]["mean"] >= -2.0, s
+        assert s["ms_p95"] < 400, s
+    ci = mean_ci([1.0, 0.0, 1.0, 0.0])
+    assert ci is not None and ci["lo"] < ci["mean"] == 0.5 < ci["hi"]

@@ -131,3 +131,53 @@ def test_the_view_is_not_mutated(expansion_views: list[dict[str, Any]]) -> None:
         choose_move(view, level="hard", seed=1)
         beliefs(view)
         assert view == before
+
+
+def test_the_search_sees_the_round_log_but_no_hidden_card() -> None:
+    """`hard` via the pool entry (`decide`: the round's whole public log) decides the same
+    when other seats' roles, the cards in their hands and where the gold lies change."""
+    from core.ai import AI_LOG_LIMIT, decide
+
+    cfg = engine.GameConfig.from_options("classic", 6, {"rounds": 1})
+    checked = 0
+    for g in range(6):
+        state = engine.new_game(cfg, 950 + g)
+        rng = random.Random(g)
+        for _ in range(rng.randrange(8, 30)):
+            seat = engine.actor(state)
+            v = engine.view_for(state, seat)
+            state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
+            if engine.phase(state) != "playing":
+                break
+        if engine.phase(state) != "playing":
+            continue
+        seat = engine.actor(state)
+        rs = state.rs
+        others = [s for s in range(cfg.players) if s != seat and rs.hands[s]]
+        roles = list(rs.roles)
+        for s in others:
+            roles[s] = "SABOTEUR" if roles[s] != "SABOTEUR" else "GOLD_DIGGER"
+        hands = list(rs.hands)
+        a, b = others[0], others[1]
+        if len(hands[a]) == len(hands[b]):
+            hands[a], hands[b] = hands[b], hands[a]
+        board = rs.board
+        hidden = [i for i in range(3) if not board.revealed[i] and i not in rs.known_goals[seat]]
+        goals = list(board.goals)
+        if len(hidden) >= 2:
+            goals[hidden[0]], goals[hidden[1]] = goals[hidden[1]], goals[hidden[0]]
+        altered = dataclasses.replace(
+            state,
+            rs=dataclasses.replace(
+                rs,
+                roles=tuple(roles),
+                hands=tuple(hands),
+                board=type(board)(dict(board.cells), tuple(goals), board.revealed, board.bounded),
+            ),
+        )
+        full = engine.view_for(state, seat, log_limit=AI_LOG_LIMIT)
+        assert full == engine.view_for(altered, seat, log_limit=AI_LOG_LIMIT)
+        assert len(full["log"]) > 50 or full["log"][0]["code"] == "round_started"
+        assert decide(state, seat, "hard", 11) == decide(altered, seat, "hard", 11)
+        checked += 1
+    assert checked >= 3

@@ -95,8 +95,8 @@ def test_beliefs_cover_every_seat(classic_views: list[dict[str, Any]]) -> None:
 def test_hard_decisions_fit_the_time_budget(
     expansion_views: list[dict[str, Any]], classic_views: list[dict[str, Any]]
 ) -> None:
-    """Issue 7: <= 50 ms per decision at "hard". CPU time (the CI box is shared); the max
-    bound is loose, the benchmark reports the real figures."""
+    """Issue 21: a `hard` decision's p95 <= 250 ms of CPU on the evaluation box. CPU time
+    (the CI box is shared), bounds loose; the benchmark reports the real figures."""
     import time
 
     spent = []
@@ -104,5 +104,6 @@ def test_hard_decisions_fit_the_time_budget(
         t0 = time.process_time()
         choose_move(view, level="hard", seed=i)
         spent.append(time.process_time() - t0)
-    assert sum(spent) / len(spent) < 0.05
-    assert max(spent) < 0.25
+    spent.sort()
+    assert sum(spent) / len(spent) < 0.2
+    assert spent[int(0.95 * len(spent))] < 0.4

@@ -1,0 +1,175 @@
+"""The `hard` level's search: determinized rollouts over worlds drawn from the seat's beliefs.
+
+Why: the heuristic scores a move by what it does now (plus one own follow-up card); it
+cannot see what the next seats will do with it. The search takes the heuristic's best few
+moves, plays each forward in the same sampled worlds (other seats' roles, hands, the pile
+and the gold drawn from this seat's beliefs, `core.ai.worlds`) with the engine itself
+through the next seats' turns (up to five), each moved by a cheap heuristic agent, and
+scores where it ends by each role's own goal (`value`). The rollouts only re-rank: a
+move's final score is its heuristic score plus the search's verdict (what the next
+seats' turns changed) relative to the other candidates.
+
+The budget is counted in simulated moves (`Budget.steps`), never in time, so a decision
+is the same on any machine; docs/benchmarks/ai.md has its CPU cost.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.ai.board_model import INF, Board
+from core.ai.cards import BREAK_CARDS
+from core.ai.knowledge import is_saboteur_side, role_kind
+from core.ai.worlds import WorldSampler
+from core.engine import GameState, IllegalMove, StateError, actor, apply_move, phase, view_for
+from core.engine.cards import GOLD
+
+WIN = 100.0  # a round won, in the heuristic's unit (10 = one card of progress)
+GOLD_W = 5.0  # per nugget won in the round
+BLOCKED_W = 4.0  # a seat of a side with a broken tool or trapped, against that side
+SEARCH_W = 1.0  # weight of the search's verdict against the heuristic score
+CLEAR_LEAD = 25.0  # the heuristic's best leads its second by this much: no search
+DIST_CAP = 12  # distances beyond this count as this (an unreachable goal is just "far")
+MAX_PLIES = 5  # a rollout's default length: the next seats up to this many
+# The verdict is what the next seats' turns change (value after the rollout minus value
+# right after the candidate): the heuristic already counts the move's own effect, and
+# adding it twice outweighed a saboteur's exposure cost (docs/benchmarks/ai.md).
+REACTION = True
+
+Decide = Callable[[Mapping[str, Any], int], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    candidates: int  # how many of the heuristic's best moves are searched
+    steps: int  # simulated moves per decision, over every world and candidate
+    depth: int  # plies per rollout beyond the candidate (0: the next seats, <= MAX_PLIES)
+
+
+def _blocked(front: tuple[str, ...] | list[str]) -> bool:
+    return any(c in BREAK_CARDS or "TRAP" in c for c in front)
+
+
+def _distances(state: GameState) -> tuple[int, int, int]:
+    """(any route, blue's route, green's route) from the maze to the world's gold."""
+    view = view_for(state, None, log_limit=0)
+    board = Board.from_view(view)
+    gold = next(g for g, c in enumerate(state.rs.board.goals) if c == GOLD)
+    if state.rs.board.revealed[gold]:
+        return 0, 0, 0
+    d_any = board.goal_distances().get(gold, INF)
+    if not state.config.expansion:
+        return d_any, d_any, d_any
+    d_blue = board.goal_distances("green").get(gold, INF)
+    d_green = board.goal_distances("blue").get(gold, INF)
+    return d_any, d_blue, d_green
+
+
+def value(state: GameState, me: int) -> float:
+    """How good this world is for `me`, by the goal of the role `me` holds in it now."""
+    rs = state.rs
+    if rs.result is not None:
+        res = rs.result
+        won = me in (res.get("winning_seats") or ())
+        wins = res.get("winnings") or [0] * state.config.players
+        return (WIN if won else -WIN) + GOLD_W * float(wins[me])
+    kind = role_kind(rs.roles[me])
+    if kind == "geologist":
+        view = view_for(state, None, log_limit=0)
+        return 10.0 * Board.from_view(view).crystals()
+    d_any, d_blue, d_green = (min(d, DIST_CAP) for d in _distances(state))
+    good_blocked = bad_blocked = 0
+    for s in range(state.config.players):
+        if _blocked(rs.in_front[s]):
+            if is_saboteur_side(role_kind(rs.roles[s])):
+                bad_blocked += 1
+            else:
+                good_blocked += 1
+    tools = BLOCKED_W * (bad_blocked - good_blocked)
+    if kind == "blue":
+        return -10.0 * d_blue + 2.5 * min(4, d_green - d_blue) + tools
+    if kind == "green":
+        return -10.0 * d_green + 2.5 * min(4, d_blue - d_green) + tools
+    if is_saboteur_side(kind):
+        v = 10.0 * d_any - tools
+        return 0.7 * v if kind == "profiteer" else v
+    return -10.0 * d_any + tools
+
+
+def _to_world(move: Mapping[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+    """The move with its card instance ids translated into the world's."""
+    out = dict(move)
+    if "card" in out and str(out["card"]) in ids:
+        out["card"] = ids[str(out["card"])]
+    if "cards" in out:
+        out["cards"] = [ids.get(str(c), c) for c in out["cards"]]
+    return out
+
+
+def _rollout(state: GameState, plies: int, decide: Decide, rng: random.Random) -> GameState:
+    for _ in range(plies):
+        if phase(state) != "playing":
+            break
+        seat = actor(state)
+        if seat is None:
+            break
+        view = view_for(state, seat)
+        if not view["legal_moves"]:
+            break
+        state, _ = apply_move(state, seat, decide(view, rng.randrange(1 << 30)))
+    return state
+
+
+def search(
+    view: Mapping[str, Any],
+    moves: list[Mapping[str, Any]],
+    scored: list[tuple[float, int]],
+    sampler: WorldSampler,
+    budget: Budget,
+    decide: Decide,
+    rng: random.Random,
+) -> list[tuple[float, int]]:
+    """The searched candidates' scores, each moved by the search's verdict; `scored`
+    itself when the heuristic's choice is clear (the caller picks among what it gets)."""
+    ranked = sorted(scored, key=lambda si: (si[0], -si[1]), reverse=True)
+    cands = [i for _, i in ranked[: budget.candidates]]
+    if len(cands) < 2 or ranked[0][0] - ranked[1][0] >= CLEAR_LEAD:
+        return scored
+    plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
+    worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
+    try:
+        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng)
+    except (StateError, IllegalMove, ValueError):
+        # a world the engine refuses (a view it never wrote): decide as `normal` would
+        return scored
+    centre = sum(mean.values()) / len(mean)
+    return [(s + SEARCH_W * (mean[i] - centre), i) for s, i in scored if i in mean]
+
+
+def _verdicts(
+    view: Mapping[str, Any],
+    moves: list[Mapping[str, Any]],
+    cands: list[int],
+    sampler: WorldSampler,
+    worlds: int,
+    plies: int,
+    decide: Decide,
+    rng: random.Random,
+) -> dict[int, float]:
+    """Each candidate's mean value over the same `worlds` sampled worlds."""
+    me = sampler.me
+    totals = dict.fromkeys(cands, 0.0)
+    for _ in range(worlds):
+        world = sampler.sample(rng)
+        wview = view_for(world, me, log_limit=0)
+        mine = (view.get("you") or {}).get("hand") or ()
+        ids = {str(a["id"]): str(b["id"]) for a, b in zip(mine, wview["you"]["hand"], strict=True)}
+        seed = rng.randrange(1 << 30)
+        for i in cands:
+            after, _ = apply_move(world, me, _to_world(moves[i], ids))
+            end = _rollout(after, plies, decide, random.Random(seed))
+            totals[i] += value(end, me) - (value(after, me) if REACTION else 0.0)
+    return {i: t / worlds for i, t in totals.items()}

@@ -1,0 +1,132 @@
+"""Seat substitution: is one seat at level A better than the same seat at level B?
+
+Why this protocol (DeepRole's, adapted): table-wide win rates mostly measure the deal.
+Here every one-round deal is played twice with the same agent seeds, once with the tested
+seat (chosen by the role it was dealt) at `level` and once at `base`, every other seat at
+`base`; the paired difference of the seat's side winning the round, and of the gold it
+earns, removes the deal's luck. Like `core.ai.evaluate`, this harness sees the whole
+state (to pick the seat and read the result); the agents still get views only.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.ai.agent import choose_move
+from core.ai.entry import ai_view
+from core.ai.knowledge import is_saboteur_side, role_kind
+
+Clock = Callable[[], float] | None
+
+
+@dataclass(slots=True)
+class Paired:
+    """Per-deal differences (level minus base) of two measures, and decision times."""
+
+    win: list[float] = field(default_factory=list)
+    gold: list[float] = field(default_factory=list)
+    base_wins: int = 0
+    times: list[float] = field(default_factory=list)  # seconds per decision at `level`
+    skipped: int = 0  # deals without a seat of the tested role
+
+    def summary(self) -> dict[str, Any]:
+        n = len(self.win)
+        out: dict[str, Any] = {
+            "deals": n,
+            "skipped": self.skipped,
+            "base_win_rate": round(self.base_wins / n, 4) if n else None,
+            "win_diff": mean_ci(self.win),
+            "gold_diff": mean_ci(self.gold),
+        }
+        if self.times:
+            ts = sorted(self.times)
+            k = len(ts)
+            out["decisions"] = k
+            out["ms_mean"] = round(1000 * sum(ts) / k, 1)
+            out["ms_p95"] = round(1000 * ts[min(k - 1, int(0.95 * k))], 1)
+            out["ms_p99"] = round(1000 * ts[min(k - 1, int(0.99 * k))], 1)
+            out["ms_max"] = round(1000 * ts[-1], 1)
+        return out
+
+
+def mean_ci(xs: list[float], z: float = 1.96) -> dict[str, float] | None:
+    """The mean of paired differences with its normal 95% interval."""
+    n = len(xs)
+    if n == 0:
+        return None
+    m = sum(xs) / n
+    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
+    half = z * math.sqrt(var / n)
+    return {"mean": round(m, 4), "lo": round(m - half, 4), "hi": round(m + half, 4)}
+
+
+def matches(role: str, tested: str) -> bool:
+    """`tested` is a role kind (digger, saboteur, blue, ...) or a side (`diggers`)."""
+    rk = role_kind(role)
+    if tested == "diggers":
+        return not is_saboteur_side(rk) and rk != "geologist"
+    return rk == tested
+
+
+def play_round(
+    engine: Any, cfg: Any, seed: int, seat: int, level: str, base: str, clock: Clock
+) -> tuple[bool, int, list[float]]:
+    """(the seat won the round, its gold, its decision times) with `seat` at `level`."""
+    state = engine.new_game(cfg, seed)
+    rng = random.Random(f"agents:{seed}")
+    times: list[float] = []
+    steps = 0
+    while engine.phase(state) in ("playing", "stealing"):
+        s = engine.actor(state)
+        if s is None:
+            state, _ = engine.apply_timeout(state)
+            continue
+        view = ai_view(state, s)  # the round's whole public log, as `decide` gives it
+        agent_seed = rng.randrange(1 << 30)
+        lv = level if s == seat else base
+        t0 = clock() if clock and s == seat else 0.0
+        move = choose_move(view, level=lv, seed=agent_seed)
+        if clock and s == seat:
+            times.append(clock() - t0)
+        state, _ = engine.apply_move(state, s, move)
+        steps += 1
+        if steps > 2000:
+            raise RuntimeError(f"deal {seed} does not end")
+    res = engine.view_for(state, seat)["round_result"] or {}
+    won = seat in (res.get("winning_seats") or ())
+    return won, int(res.get("your_winnings") or 0), times
+
+
+def seat_substitution(
+    cfg: Any,
+    *,
+    deals: int,
+    seed: int,
+    tested: str,
+    level: str = "hard",
+    base: str = "normal",
+    clock: Clock = None,
+) -> Paired:
+    """Deals `seed`, `seed + 1`, ...; `cfg` a one-round `GameConfig`."""
+    from core import engine
+
+    out = Paired()
+    for d in range(seed, seed + deals):
+        state = engine.new_game(cfg, d)
+        roles = list(state.rs.roles)
+        seats = [s for s, r in enumerate(roles) if matches(r, tested)]
+        if not seats:
+            out.skipped += 1
+            continue
+        seat = random.Random(f"seat:{d}").choice(seats)
+        won_a, gold_a, times = play_round(engine, cfg, d, seat, level, base, clock)
+        won_b, gold_b, _ = play_round(engine, cfg, d, seat, base, base, None)
+        out.win.append(float(won_a) - float(won_b))
+        out.gold.append(float(gold_a - gold_b))
+        out.base_wins += int(won_b)
+        out.times += times
+    return out

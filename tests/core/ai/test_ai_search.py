@@ -1,0 +1,82 @@
+"""The `hard` search: worlds agree with the seat's view, decisions replay, the pool entry."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from core.ai import AI_LOG_LIMIT, ai_view, choose_move, decide
+from core.ai.beliefs import compute
+from core.ai.knowledge import goal_probs
+from core.ai.worlds import WorldSampler
+from tests.core.ai.conftest import engine
+
+SAME = ("board", "deck_size", "discard_size", "round", "seq", "current_seat")
+
+
+def _world_view(view: dict[str, Any], seed: int) -> dict[str, Any]:
+    bel = compute(view)
+    sampler = WorldSampler(view, bel, bel.goals or goal_probs(view))
+    world = sampler.sample(random.Random(seed))
+    me = view["you"]["seat"]
+    return engine.view_for(world, me)
+
+
+@pytest.mark.parametrize("which", ["classic_views", "expansion_views"])
+def test_worlds_agree_with_what_the_seat_sees(which: str, request: pytest.FixtureRequest) -> None:
+    views = [v for v in request.getfixturevalue(which) if v["status"] == "playing"]
+    assert views
+    for i, view in enumerate(views[:30]):
+        w = _world_view(view, i)
+        for k in SAME:
+            assert w[k] == view[k], k
+        assert [c["card"] for c in w["you"]["hand"]] == [c["card"] for c in view["you"]["hand"]]
+        assert w["you"]["role"] == view["you"]["role"]
+        assert w["you"]["known_goals"] == view["you"]["known_goals"]
+        for a, b in zip(w["seats"], view["seats"], strict=True):
+            assert (a["hand_size"], a["in_front"]) == (b["hand_size"], b["in_front"])
+        known = {g["goal"]: g["kind"] for g in view["goals"] if g["kind"]}
+        assert {g["goal"]: g["kind"] for g in w["goals"] if g["goal"] in known} == known
+
+
+def _midgame(edition: str, players: int, seed: int, moves: int) -> Any:
+    cfg = engine.GameConfig.from_options(edition, players, {"rounds": 1})
+    state = engine.new_game(cfg, seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        seat = engine.actor(state)
+        v = engine.view_for(state, seat)
+        state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
+        if engine.phase(state) != "playing":
+            return None
+    return state
+
+
+def test_decisions_replay_and_both_entries_agree() -> None:
+    state = _midgame("classic", 6, 31, 14)
+    assert state is not None
+    seat = engine.actor(state)
+    a = decide(state, seat, "hard", 7)
+    assert a == decide(state, seat, "hard", 7)
+    full = engine.view_for(state, seat, log_limit=AI_LOG_LIMIT)
+    assert a == choose_move(full, level="hard", seed=7)
+    assert a in engine.view_for(state, seat)["legal_moves"]
+    assert ai_view(state, seat)["log"][0]["code"] == "round_started"
+    with pytest.raises(ValueError):
+        decide(state, None, "hard", 7)
+    with pytest.raises(ValueError):
+        decide(engine.view_for(state, seat), (seat + 1) % 6, "hard", 7)
+
+
+def test_a_saboteur_2_round_plays_out_at_hard() -> None:
+    cfg = engine.GameConfig.from_options("expansion", 5, {"rounds": 1})
+    state = engine.new_game(cfg, 44)
+    steps = 0
+    while engine.phase(state) in ("playing", "stealing") and steps < 400:
+        seat = engine.actor(state)
+        move = decide(state, seat, "hard", steps)
+        state, _ = engine.apply_move(state, seat, move)
+        steps += 1
+    assert engine.phase(state) in ("round_over", "finished")
