@@ -11,6 +11,7 @@ shows were played. Worlds are built with the engine's position notation.
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -31,7 +32,7 @@ _BAD_ROLES = frozenset({"SABOTEUR", "PROFITEER"})
 
 
 def _sig(x: float) -> float:
-    return 1.0 / (1.0 + 2.718281828459045 ** (-max(-30.0, min(30.0, x))))
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
 
 
 def round_log(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -124,7 +125,6 @@ class WorldSampler:
             unseen[card] -= take
         self.unseen = sorted(unseen.elements())
         self.deck_size = int(view.get("deck_size") or 0)
-        self.discard_size = int(view.get("discard_size") or 0)
         # roles: what is known, and the role cards left for the others
         self.certain = known_roles(view)
         pool = Counter(role_cards(cfg, cat))
