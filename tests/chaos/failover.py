@@ -70,6 +70,11 @@ class Run:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
+# about 25 moves a second per game: a 6-player game of three rounds (~210 moves) lasts
+# longer than a run's before_s + failover + after_s
+MOVE_PAUSE_S = 0.04
+
+
 async def _new_game(service: GameService, base: int) -> str:
     users = [UserRef(base + i, f"P{base + i}") for i in range(PLAYERS)]
     view = await service.create_lobby(chat=None, creator=users[0])
@@ -154,7 +159,9 @@ async def _player(
             elif result.status != "stale":
                 raise AssertionError(f"unexpected answer {result}")
             break
-        await asyncio.sleep(rng.random() * 0.01)
+        # paced: a game must outlast the run on a fast machine (a game that finishes before
+        # the kill makes no commit under the new master, so no notice could announce it)
+        await asyncio.sleep(MOVE_PAUSE_S * (0.5 + rng.random()))
 
 
 async def _verify(
@@ -271,6 +278,11 @@ async def run_failover(
                 restarted_s = round(time.monotonic() - began, 2)
             deadline = time.monotonic() + 60
             while run.first_ok_after_kill_s is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            # the listening worker's feed re-subscribes on its own back-off (up to 1 s): the
+            # games must go on after that for it to hear their last versions
+            feed = services[-1].store
+            while getattr(feed, "reconnects", 1) < 1 and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             await asyncio.sleep(after_s)
             timed_versions = [await services[0].version(g) for g in timed]
