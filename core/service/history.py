@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 _SNAPSHOT = ("board", "goals")
 
 
-def replay_facts(meta: Meta, state: engine.GameState, version: int) -> dict[str, Any]:
+def replay_facts(meta: Meta, state: engine.GameState, version: int) -> dict[str, object]:
     """What a replay needs, archived with the game's record at close-out."""
     return {
         "edition": state.config.edition,
@@ -131,7 +131,7 @@ def archived_view(
 
 def replay_document(
     game_id: str, meta: Meta, state: engine.GameState, rounds: list[dict[str, Any]]
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Every round of the game: its starting maze, its public log entries (with game
     versions) and, once over, its end (the maze with the goals turned, the result)."""
     by_round: dict[int, list[dict[str, Any]]] = {}
@@ -162,7 +162,7 @@ def replay_document(
     }
 
 
-def history_entry(record: dict[str, Any], user_id: int) -> dict[str, Any] | None:
+def history_entry(record: dict[str, Any], user_id: int) -> dict[str, object] | None:
     """One line of "My games" for ``user_id``: None when they had no seat in it."""
     seat = next((s["seat"] for s in record.get("seats", []) if s.get("user_id") == user_id), None)
     if seat is None:
@@ -183,7 +183,7 @@ def history_entry(record: dict[str, Any], user_id: int) -> dict[str, Any] | None
     }
 
 
-async def replay_of(store: GameStore, game_id: str, loaded: Loaded | None) -> dict[str, Any]:
+async def replay_of(store: GameStore, game_id: str, loaded: Loaded | None) -> dict[str, object]:
     """The replay document of a live game (``loaded``) or, when its record is gone
     (``loaded`` None), of its archive; ServiceError ``not_found`` / ``not_started``."""
     if loaded is not None:
