@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 from core import engine
 from core.service import history, movelog
@@ -219,11 +218,11 @@ class Queries:
             return False
 
     # ========================================================= history
-    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, object]:
         """A finished game's view from its archive, once its live record is gone."""
         return await history.finished_view(self.store, game_id, user_id)
 
-    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
         return await history.finished_log(self.store, game_id, since_version)
 
     async def replay(self, game_id: str) -> dict[str, object]:
