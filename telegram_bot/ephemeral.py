@@ -26,7 +26,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from telegram import Bot, CallbackQuery, InlineKeyboardMarkup
 from telegram.constants import ParseMode
@@ -71,18 +71,18 @@ class EphemeralRef:
         return cls(chat, user, mid)
 
 
-def _params(form: str, receiver: int | None, query_id: str | None) -> dict[str, Any]:
+def _params(form: str, receiver: int | None, query_id: str | None) -> dict[str, object]:
     """Top level: the press alone names chat and receiver (10.4), the receiver only when
     there is no press. The object: as its clients document it, the receiver always."""
     if form == FLAT:
         return {"callback_query_id": query_id} if query_id else {"receiver_user_id": receiver}
-    found: dict[str, Any] = {"receiver_user_id": receiver}
+    found: dict[str, object] = {"receiver_user_id": receiver}
     if query_id is not None:
         found["callback_query_id"] = query_id
     return {"ephemeral_message_parameters": {k: v for k, v in found.items() if v is not None}}
 
 
-def _ephemeral_id(result: Any) -> int | None:
+def _ephemeral_id(result: object) -> int | None:
     if isinstance(result, Mapping) and result.get("ephemeral_message_id") is not None:
         return int(result["ephemeral_message_id"])
     return None
@@ -164,7 +164,7 @@ class EphemeralChannel:
         self, bot: Bot, ref: EphemeralRef, text: str, markup: InlineKeyboardMarkup | None
     ) -> None:
         """Replace an ephemeral message's text and buttons; an unchanged one is fine."""
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "chat_id": ref.chat_id,
             "receiver_user_id": ref.receiver_user_id,
             "ephemeral_message_id": ref.message_id,
@@ -196,7 +196,7 @@ class EphemeralChannel:
         return True
 
 
-def _json(body: dict[str, Any]) -> dict[str, Any]:
+def _json(body: dict[str, object]) -> dict[str, object]:
     """Objects as JSON text, as python-telegram-bot sends its own parameters."""
     return {k: json.dumps(v) if isinstance(v, dict) else v for k, v in body.items()}
 
@@ -232,7 +232,7 @@ def group_budget(runtime: _Tokens, max_wait_s: float = 2.0) -> Budget:
     return take
 
 
-def channel_of(extra: dict[str, Any], runtime: _Tokens) -> EphemeralChannel:
+def channel_of(extra: dict[str, object], runtime: _Tokens) -> EphemeralChannel:
     """The process's channel (kept in the bot's shared ``extra``), budgeted by ``runtime``."""
     channel = extra.get("ephemeral")
     if not isinstance(channel, EphemeralChannel):

@@ -8,19 +8,23 @@ here is cut from the engine's views, so a field a reader may not know is never p
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import engine
 from core.service import movelog
 from core.service.meta import Meta, Seat
 from core.service.models import ServiceError
 from core.service.views import game_view, rewrite_entry
+from core.store import GameStore
+
+if TYPE_CHECKING:
+    from core.service.records import Loaded
 
 # What a round's snapshot keeps of the table's (spectator) view: the maze, never a hand.
 _SNAPSHOT = ("board", "goals")
 
 
-def replay_facts(meta: Meta, state: Any, version: int) -> dict[str, Any]:
+def replay_facts(meta: Meta, state: engine.GameState, version: int) -> dict[str, object]:
     """What a replay needs, archived with the game's record at close-out."""
     return {
         "edition": state.config.edition,
@@ -34,7 +38,9 @@ def replay_facts(meta: Meta, state: Any, version: int) -> dict[str, Any]:
     }
 
 
-def rebuild(facts: dict[str, Any], raw_log: list[str]) -> tuple[Any, list[dict[str, Any]]]:
+def rebuild(
+    facts: dict[str, Any], raw_log: list[str]
+) -> tuple[engine.GameState, list[dict[str, Any]]]:
     """The final state and each round's snapshots ({"round", "start", "end"}) of a game
     replayed from its archived facts and stored move log."""
     try:
@@ -63,7 +69,7 @@ def rebuild(facts: dict[str, Any], raw_log: list[str]) -> tuple[Any, list[dict[s
     return state, rounds
 
 
-def _snapshot(state: Any, *, ended: bool = False) -> dict[str, Any]:
+def _snapshot(state: engine.GameState, *, ended: bool = False) -> dict[str, Any]:
     view = engine.view_for(state, None, log_limit=0)
     out = {name: view[name] for name in _SNAPSHOT}
     if ended:
@@ -100,7 +106,9 @@ def meta_of_record(record: dict[str, Any]) -> Meta:
     return meta
 
 
-def archived_view(record: dict[str, Any], state: Any, viewer: int | None) -> dict[str, Any]:
+def archived_view(
+    record: dict[str, Any], state: engine.GameState, viewer: int | None
+) -> dict[str, Any]:
     """The finished game as ``viewer`` saw it at its end (the spectator's if not seated)."""
     meta = meta_of_record(record)
     view = game_view(
@@ -122,8 +130,8 @@ def archived_view(record: dict[str, Any], state: Any, viewer: int | None) -> dic
 
 
 def replay_document(
-    game_id: str, meta: Meta, state: Any, rounds: list[dict[str, Any]]
-) -> dict[str, Any]:
+    game_id: str, meta: Meta, state: engine.GameState, rounds: list[dict[str, Any]]
+) -> dict[str, object]:
     """Every round of the game: its starting maze, its public log entries (with game
     versions) and, once over, its end (the maze with the goals turned, the result)."""
     by_round: dict[int, list[dict[str, Any]]] = {}
@@ -154,7 +162,7 @@ def replay_document(
     }
 
 
-def history_entry(record: dict[str, Any], user_id: int) -> dict[str, Any] | None:
+def history_entry(record: dict[str, Any], user_id: int) -> dict[str, object] | None:
     """One line of "My games" for ``user_id``: None when they had no seat in it."""
     seat = next((s["seat"] for s in record.get("seats", []) if s.get("user_id") == user_id), None)
     if seat is None:
@@ -175,7 +183,7 @@ def history_entry(record: dict[str, Any], user_id: int) -> dict[str, Any] | None
     }
 
 
-async def replay_of(store: Any, game_id: str, loaded: Any | None) -> dict[str, Any]:
+async def replay_of(store: GameStore, game_id: str, loaded: Loaded | None) -> dict[str, object]:
     """The replay document of a live game (``loaded``) or, when its record is gone
     (``loaded`` None), of its archive; ServiceError ``not_found`` / ``not_started``."""
     if loaded is not None:
@@ -192,7 +200,7 @@ async def replay_of(store: Any, game_id: str, loaded: Any | None) -> dict[str, A
     return replay_document(game_id, meta, state, rounds)
 
 
-async def archived_record(store: Any, game_id: str) -> dict[str, Any]:
+async def archived_record(store: GameStore, game_id: str) -> dict[str, Any]:
     """An archived record that can be rebuilt (ServiceError ``not_found`` otherwise: a
     game archived before its deal was kept is a game that cannot be shown)."""
     record = await store.archived(game_id)
@@ -201,13 +209,13 @@ async def archived_record(store: Any, game_id: str) -> dict[str, Any]:
     return dict(record)
 
 
-async def finished_view(store: Any, game_id: str, viewer: int | None) -> dict[str, Any]:
+async def finished_view(store: GameStore, game_id: str, viewer: int | None) -> dict[str, Any]:
     record = await archived_record(store, game_id)
     state, _ = rebuild(record["replay"], await store.archived_log(game_id))
     return archived_view(record, state, viewer)
 
 
-async def finished_log(store: Any, game_id: str, since: int) -> list[dict[str, Any]]:
+async def finished_log(store: GameStore, game_id: str, since: int) -> list[dict[str, Any]]:
     record = await archived_record(store, game_id)
     state, _ = rebuild(record["replay"], await store.archived_log(game_id))
     meta = meta_of_record(record)

@@ -17,10 +17,10 @@ from core.service.views import settings_view
 MAX_COMPUTERS = lobby_settings.SEAT_RANGE[1] - 1
 
 
-def values(meta: Meta) -> dict[str, Any]:
+def values(meta: Meta) -> dict[str, object]:
     """Every setting's current value, by the schema's names."""
     shown = settings_view(meta)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for spec in lobby_settings.SCHEMA:
         if spec.where == "game":
             out[spec.name] = getattr(meta, spec.name)
@@ -33,7 +33,7 @@ def values(meta: Meta) -> dict[str, Any]:
     return out
 
 
-def describe(meta: Meta, viewer: int | None) -> dict[str, Any]:
+def describe(meta: Meta, viewer: int | None) -> dict[str, object]:
     """The schema where the lobby opened, its current values and computer seats."""
     context = lobby.context_of(meta)
     return {
@@ -47,7 +47,7 @@ def describe(meta: Meta, viewer: int | None) -> dict[str, Any]:
     }
 
 
-def apply(meta: Meta, settings: dict[str, Any], computers: Any = None) -> None:
+def apply(meta: Meta, settings: dict[str, Any], computers: object = None) -> None:
     """Settings, then the computer seats added or removed (the last ones first) to reach
     ``computers``; raises ServiceError (``bad_setting``, ``lobby_full``...)."""
     if settings:

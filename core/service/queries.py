@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
 
 from core import engine
 from core.service import history, movelog
@@ -219,14 +218,14 @@ class Queries:
             return False
 
     # ========================================================= history
-    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, object]:
         """A finished game's view from its archive, once its live record is gone."""
         return await history.finished_view(self.store, game_id, user_id)
 
-    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, Any]]:
+    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
         return await history.finished_log(self.store, game_id, since_version)
 
-    async def replay(self, game_id: str) -> dict[str, Any]:
+    async def replay(self, game_id: str) -> dict[str, object]:
         """Every round of a game, live or archived (``core.service.history``)."""
         loaded: Loaded | None
         try:
@@ -237,7 +236,7 @@ class Queries:
             loaded = None
         return await history.replay_of(self.store, game_id, loaded)
 
-    async def history(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:
+    async def history(self, user_id: int, limit: int = 50) -> list[dict[str, object]]:
         """The user's "My games": their archived games, newest first."""
         records = await self.store.archived_for_user(user_id, limit)
         return [e for r in records if (e := history.history_entry(r, user_id)) is not None]
