@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from core.service.agents import Chooser, choose
+
+log = logging.getLogger(__name__)
 
 POOLED_LEVELS = frozenset({"hard"})  # easy and normal take a few ms: inline is cheaper
 
@@ -40,7 +44,12 @@ class AiPool:
         if ai is not None or self.workers == 0 or level not in POOLED_LEVELS:
             return await asyncio.to_thread(functools.partial(call, ai=ai))
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool(), call)
+        try:
+            return await loop.run_in_executor(self._pool(), call)
+        except BrokenProcessPool:  # a pool process died (killed, out of memory): this move
+            log.warning("computer players' pool broke; starting a new one")  # in a thread,
+            self.close()  # the next in a new pool
+            return await asyncio.to_thread(call)
 
     def close(self) -> None:
         """Stop the worker processes (idempotent); a later decision starts a new pool."""

@@ -80,6 +80,24 @@ async def test_the_pool_plays_the_inline_move(memory: GameStore) -> None:
     assert pooled in view["legal_moves"]
 
 
+async def test_a_pool_whose_process_died_is_replaced(memory: GameStore) -> None:
+    service = GameService(memory, POOLED)
+    view, seed = await actor_view(service, await hard_table(service))
+    pool = AiPool(1)
+    try:
+        first = await pool.choose(view, level="hard", seed=seed)
+        executor = pool._pool()
+        for process in list(executor._processes.values()):
+            process.kill()
+        await asyncio.to_thread(process.join)
+        assert await pool.choose(view, level="hard", seed=seed) == first  # (in a thread)
+        assert pool._executor is None
+        assert await pool.choose(view, level="hard", seed=seed) == first  # a new pool
+        assert pool._executor is not None and pool._executor is not executor
+    finally:
+        pool.close()
+
+
 async def ticks_while(work: Callable[[], Any]) -> tuple[float, float]:
     """(the longest gap between 2 ms ticks of the loop, the work's wall time) in seconds."""
     gaps: list[float] = []
