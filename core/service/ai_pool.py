@@ -8,9 +8,12 @@ workers (``ServiceConfig.ai_pool_workers == 0``) decisions run inline in a threa
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import functools
 import logging
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -20,6 +23,14 @@ from core.service.agents import Chooser, choose
 log = logging.getLogger(__name__)
 
 POOLED_LEVELS = frozenset({"hard"})  # easy and normal take a few ms: inline is cheaper
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent() -> None:
+    """A pool process ends with the process that started it (e.g. a hung timer process
+    the supervisor killed), instead of lingering; Linux only, elsewhere a no-op."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class AiPool:
@@ -32,7 +43,9 @@ class AiPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:  # spawn: a fork would copy the loop, sockets and locks
             context = multiprocessing.get_context("spawn")
-            self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=die_with_parent
+            )
         return self._executor
 
     async def choose(
