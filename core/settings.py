@@ -130,6 +130,9 @@ class Settings:
     # seconds without a timer-loop pass before the supervisor replaces the timer process
     # (hung, not exited; 0 = never)
     timer_hang_seconds: int = 30
+    # worker processes for `hard` computer decisions, beside whichever process fires the
+    # timers (0 = run them in a thread of that process)
+    ai_pool_workers: int = 1
     # the workers' cyclic garbage collector: "tuned" (fewer, larger young collections) or
     # Python's "default" thresholds
     miniapp_gc: str = "tuned"
@@ -191,6 +194,7 @@ class Settings:
             timer_process=(opt("TIMER_PROCESS") or "1").lower() in ("1", "true", "yes"),
             timer_process_nice=max(-20, min(19, _int(env, "TIMER_PROCESS_NICE", 0))),
             timer_hang_seconds=max(0, _int(env, "TIMER_HANG_SECONDS", 30)),
+            ai_pool_workers=max(0, min(64, _int(env, "AI_POOL_WORKERS", 1))),
             miniapp_gc=_choice(env, "MINIAPP_GC", ("tuned", "default")),
             miniapp_profile=opt("MINIAPP_PROFILE"),
             bot_send_rate=max(1, min(1000, _int(env, "BOT_SEND_RATE", 30))),

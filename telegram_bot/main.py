@@ -96,6 +96,7 @@ def build_service(settings: Settings, role: TimerRole, store: GameStore) -> Game
         lobby_ttl_s=settings.lobby_idle_hours * 3600,
         game_ttl_s=settings.game_idle_hours * 3600,
         timer_role=role,
+        ai_pool_workers=settings.ai_pool_workers,
     )
     if settings.local_mode:  # one person on localhost: no caps on the games they open
         config = replace(config, max_open_lobbies=None, max_open_games=None)

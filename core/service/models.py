@@ -133,5 +133,8 @@ class ServiceConfig:
     # What one user may have open at once among the games they opened (None: no cap, as
     # in local mode): lobbies not started yet, and lobbies and games not over.
     max_open_lobbies: int | None = 3
+    # Worker processes for ``hard`` computer decisions (core/service/ai_pool.py); 0 runs
+    # them in a thread of this process. Settings.ai_pool_workers (AI_POOL_WORKERS) sets it.
+    ai_pool_workers: int = 0
     max_open_games: int | None = 10
     join_pass_s: int = 900  # a press of a group lobby's Join button admits for this long

@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 from core import engine
 from core.service import clock
-from core.service.agents import Chooser, choose, move_seed
+from core.service.agents import Chooser, move_seed
+from core.service.ai_pool import AiPool
 from core.service.models import ServiceError, TurnWarning
 from core.service.moves import Moves
 from core.service.records import Loaded, Plan, Records, WarningHandler, bump
@@ -31,6 +32,9 @@ FULL_BATCH = 8  # a poll that claimed this many (the fallback's whole batch) pol
 FALLBACK_BATCH = 8  # claims per fallback poll (2 workers x 8 per 0.25 s: 64 turns/s)
 # The store is unreachable (Redis restarting, a cut connection): retry soon, quietly.
 STORE_DOWN = STORE_UNAVAILABLE
+# With the pool on, a claim's lease outlasts a queued ``hard`` decision: the worst search
+# (~450 ms of CPU) behind another one in the pool, plus a cold pool start (~0.7 s).
+AI_LEASE_MS = 2_000
 
 
 class Timers:
@@ -45,6 +49,7 @@ class Timers:
         self.timing = timing
         self.moves = moves
         self._ai = ai
+        self.ai_pool = AiPool(self.config.ai_pool_workers)
         self._warning_handlers: list[WarningHandler] = []
         self._firing: set[tuple[str, int]] = set()  # see _in_flight
         self._fire_tasks: set[asyncio.Task[None]] = set()  # the loop's fires in progress
@@ -109,6 +114,7 @@ class Timers:
             except asyncio.CancelledError:
                 for task in self._tasks():
                     task.cancel()
+                self.ai_pool.close()
                 raise
             except STORE_DOWN as exc:
                 if down_since is None:
@@ -127,6 +133,7 @@ class Timers:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(stop.wait(), delay)
         await self._finish_fires()
+        self.ai_pool.close()
 
     async def _finish_fires(self) -> None:
         """Let the loop's fires in progress commit (each is one compare-and-set)."""
@@ -148,8 +155,11 @@ class Timers:
         overdue = self.config.timer_fallback_after_ms if role == "fallback" else None
         if overdue is not None:  # after an outage everything is overdue: a busy API
             limit = min(limit, FALLBACK_BATCH)  # worker takes a share, not the backlog
+        lease = self.config.timer_lease_ms
+        if self.ai_pool.workers:  # no second worker starts a search still running here
+            lease = max(lease, AI_LEASE_MS)
         claims = await self.store.claim_due(
-            self.timing.now_ms(), limit, self.config.timer_lease_ms, kinds=kinds, overdue_ms=overdue
+            self.timing.now_ms(), limit, lease, kinds=kinds, overdue_ms=overdue
         )
         firing = self._in_flight()
         claims = [c for c in claims if (c.game_id, c.version) not in firing]
@@ -280,8 +290,7 @@ class Timers:
         seat = engine.actor(state)
         if seat is not None and meta.seats[seat].by_computer:
             view = engine.view_for(state, seat)
-            move = await asyncio.to_thread(
-                choose,
+            move = await self.ai_pool.choose(
                 view,
                 level=meta.level_of(seat),
                 seed=move_seed(loaded.game_id, loaded.version),
