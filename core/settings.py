@@ -119,6 +119,7 @@ class Settings:
     trusted_proxies: tuple[str, ...] = ()
     default_language: str = "en"
     board_font: str | None = None
+    log_level: str = "info"  # debug, info, warning or error
     api_only: bool = False
     lobby_idle_hours: int = 24
     game_idle_hours: int = 72
@@ -186,6 +187,7 @@ class Settings:
             trusted_proxies=_networks(env, "TRUSTED_PROXIES"),
             default_language=language,
             board_font=opt("BOARD_FONT"),
+            log_level=_choice(env, "LOG_LEVEL", ("info", "debug", "warning", "error")),
             api_only=api_only,
             lobby_idle_hours=max(1, _int(env, "LOBBY_IDLE_HOURS", 24)),
             game_idle_hours=max(1, _int(env, "GAME_IDLE_HOURS", 72)),

@@ -39,7 +39,6 @@ from core.settings import Settings
 from miniapp.keys import LIMITER
 from miniapp.ratelimit import retry_after
 from telegram_bot import commands, kick, pause
-from telegram_bot.board import on_callback
 from telegram_bot.budget import SharedRateLimiter
 from telegram_bot.deps import BotDeps, deps_of
 from telegram_bot.inline import on_inline
@@ -47,6 +46,7 @@ from telegram_bot.join import TelegramMembership
 from telegram_bot.menus import set_global_menus
 from telegram_bot.notifier import Notifier
 from telegram_bot.port import ServicePort
+from telegram_bot.router import on_callback
 from telegram_bot.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,6 @@ warning (it has no CJK glyphs: Chinese names would come out as boxes).
 from __future__ import annotations
 
 import logging
-import os
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
@@ -35,7 +34,7 @@ BOLD_OF = {NOTO + "NotoSansCJK-Regular.ttc": NOTO + "NotoSansCJK-Bold.ttc"}
 @lru_cache(maxsize=8)
 def find_font(override: str | None = None) -> tuple[str, int] | None:
     """The (path, face index) to use, or None when only Pillow's default font is left."""
-    chosen = override or os.environ.get("BOARD_FONT") or None
+    chosen = override or None  # Settings.board_font (BOARD_FONT), passed by the caller
     if chosen:
         if Path(chosen).is_file():
             return chosen, 0

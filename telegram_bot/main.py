@@ -225,7 +225,7 @@ def _name_process(name: str) -> None:
 
 
 def run_timer_process(settings: Settings, heartbeat: Any = None) -> None:
-    _configure_logging()
+    _configure_logging(settings)
     _name_process("sab-timers")
     _shift_priority(settings.timer_process_nice)
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
@@ -252,7 +252,7 @@ def _shift_priority(step: int) -> None:
 
 
 def run_worker(settings: Settings, worker: int = 0) -> None:
-    _configure_logging()
+    _configure_logging(settings)
     if settings.workers > 1:
         _name_process(f"sab-worker-{worker}")
     with asyncio.Runner(loop_factory=_loop_factory(settings)) as runner:
@@ -340,10 +340,9 @@ def _hung(last_pass: float, limit_s: int) -> bool:
     return limit_s > 0 and last_pass > 0 and time.monotonic() - last_pass > limit_s
 
 
-def _configure_logging() -> None:
-    level = os.environ.get("LOG_LEVEL", "INFO").upper()
+def _configure_logging(settings: Settings) -> None:
     logging.basicConfig(
-        level=level,
+        level=settings.log_level.upper(),
         format="%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s",
     )
     # httpx logs every Bot API call with the token in the URL: keep it quiet.
@@ -359,7 +358,7 @@ def main() -> None:
     if problems:
         sys.exit("Configuration error:\n- " + "\n- ".join(problems))
     if settings.workers > 1:
-        _configure_logging()
+        _configure_logging(settings)
         supervise(settings)
     else:
         run_worker(settings)
