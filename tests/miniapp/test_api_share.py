@@ -8,6 +8,7 @@ from typing import Any
 from core.service import GameService, UserRef
 from tests.miniapp.conftest import ClientMaker, session_token, tma
 from tests.miniapp.finished import PLAYERS, finished_game
+from tests.miniapp.test_api_history import finished_game as archived_game
 
 
 class RecordingSharing:
@@ -72,3 +73,18 @@ async def test_sharing_refusals(make_client: ClientMaker, memory_service: GameSe
     memory_service.use_sharing(RefusingSharing())
     r = await client.post(f"/api/games/{game_id}/share", headers=ann)
     assert r.status == 503 and (await r.json())["error"]["code"] == "sharing_unavailable"
+
+
+async def test_an_archived_game_is_shared_after_its_live_record_is_gone(
+    make_client: ClientMaker, memory_service: GameService
+) -> None:
+    game_id = await archived_game(memory_service)
+    port = RecordingSharing()
+    memory_service.use_sharing(port)
+    await memory_service.store.delete_game(game_id)  # the live record's hour is over
+    client = await make_client(memory_service)
+    ann = await session_token(client, 1, "Ann")
+    r = await client.post(f"/api/games/{game_id}/share", headers=ann)
+    assert r.status == 200, await r.text()
+    _, view = port.calls[0]
+    assert view["archived"] is True and view["status"] == "finished"
