@@ -124,6 +124,10 @@ def _schemas() -> dict[str, Any]:
                 "language": {"type": ["string", "null"]},
                 "local": {"type": "boolean"},
                 "start_param": {"type": ["string", "null"]},
+                "can_share": {
+                    "type": "boolean",
+                    "description": "a bot prepares shared results (never in local mode)",
+                },
             },
         },
         "Move": {
@@ -408,6 +412,29 @@ def document() -> dict[str, Any]:
                         "game started without the caller (already_started)"
                     ),
                     "422": _err("the game is not finished (not_finished)"),
+                },
+            )
+        },
+        # share a result: Telegram.WebApp.shareMessage of it (routes.post_share)
+        "/api/games/{game_id}/share": {
+            "post": _op(
+                "a finished game's result as a message the bot prepared, for shareMessage",
+                _json(
+                    {
+                        "type": "object",
+                        "required": ["game_id", "prepared_message_id"],
+                        "properties": {
+                            "game_id": {"type": "string"},
+                            "prepared_message_id": {"type": "string"},
+                        },
+                    },
+                    "the prepared message's id",
+                ),
+                params=[GAME_ID],
+                extra={
+                    "404": _err("no such game"),
+                    "409": _err("the game is still being played (game_in_progress)"),
+                    "503": _err("no bot prepares shared messages here (sharing_unavailable)"),
                 },
             )
         },

@@ -110,6 +110,7 @@ async def post_session(request: web.Request) -> web.Response:
             "language": new.language,
             "local": new.local,
             "start_param": new.start_param,
+            "can_share": not new.local and request.app[keys.SERVICE].sharing_available(),
         }
     )
 
@@ -292,6 +293,19 @@ async def get_history(request: web.Request) -> web.Response:
     return json_response({"games": await adapter(request).history(session.user_id)})
 
 
+# --- sharing a result (Mini Apps 8.0 shareMessage; the bot's port prepares it) ------
+
+
+async def post_share(request: web.Request) -> web.Response:
+    """A finished game's result prepared for ``Telegram.WebApp.shareMessage``: the
+    prepared message's id (409 while the game goes on, 503 with no bot to prepare it)."""
+    session = require_session(request)
+    game_id = game_id_of(request)
+    await read_json(request, optional=True)
+    prepared = await adapter(request).share_result(game_id, user_ref(session))
+    return json_response({"game_id": game_id, "prepared_message_id": prepared})
+
+
 # --- misc ----------------------------------------------------------------------------
 
 
@@ -331,6 +345,7 @@ def setup_routes(app: web.Application) -> None:
     r.add_patch("/api/games/{game_id}/settings", patch_settings)
     r.add_get("/api/games/{game_id}/replay", get_replay)
     r.add_get("/api/history", get_history)
+    r.add_post("/api/games/{game_id}/share", post_share)
     r.add_get("/api/catalogue", catalogue)
     r.add_get("/api/openapi.json", openapi)
     r.add_get("/healthz", healthz)

@@ -46,13 +46,15 @@ STATUS_OF_CODE = {
     "not_started": 409,
     "bad_setting": 422,
     "busy": 503,
+    "game_in_progress": 409,  # sharing the result of a game still being played
+    "sharing_unavailable": 503,  # no bot prepares shared messages (local, API-only)
 }
 
 
 def _api_error(code: str, message: str) -> ApiError:
     """The HTTP error of a service error code (the code decides, never the text)."""
     status = STATUS_OF_CODE.get(code, 422)
-    headers = {"Retry-After": "1"} if status == 503 else None
+    headers = {"Retry-After": "1"} if code == "busy" else None
     if status == 404:
         message = "no such game"
     return ApiError(status, code, message or code, headers=headers)
@@ -117,6 +119,10 @@ class ServiceAdapter:
                 if exc.code != "not_found":
                     raise
             return await self.service.finished_view(game_id, user_id)
+
+    async def share_result(self, game_id: str, user: UserRef) -> str:
+        with translated():
+            return await self.service.share_result(game_id, user)
 
     async def games_for_user(self, user_id: int) -> list[str]:
         with translated():

@@ -48,6 +48,7 @@ from telegram_bot.notifier import Notifier
 from telegram_bot.port import ServicePort
 from telegram_bot.router import on_callback
 from telegram_bot.runtime import Runtime
+from telegram_bot.share import TelegramSharing
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,8 @@ def build_application(
     application = builder.build()
     # the service asks the bot whether a joiner is in a lobby's group (getChatMember)
     service.use_membership(TelegramMembership(application.bot))
+    # the Mini App's "Share result" asks the bot to prepare the message (shareMessage)
+    service.use_sharing(TelegramSharing(application.bot))
     runtime = Runtime(
         service, burst=opts.group_burst, period=opts.group_period_s, rate=settings.bot_send_rate
     )

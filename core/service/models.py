@@ -57,7 +57,9 @@ class ServiceError(Exception):
     by the creator or an admin: no joining again, no taking the seat back),
     ``not_started`` (pause/resume in a lobby), ``not_finished`` (play again before the end),
     ``too_many_lobbies`` / ``too_many_games`` (the user's cap, ``details["limit"]``),
-    ``membership_required`` (a group's lobby: no proof that the user is in that group).
+    ``membership_required`` (a group's lobby: no proof that the user is in that group),
+    ``game_in_progress`` (sharing a result before the end), ``sharing_unavailable`` (no
+    bot to prepare a shared result: ``core.service.sharing``).
     """
 
     def __init__(self, code: str, message: str = "", **details: object) -> None:

@@ -22,6 +22,7 @@ from core.service.models import ServiceConfig
 from core.service.moves import Moves
 from core.service.queries import Queries
 from core.service.records import Records
+from core.service.sharing import Share
 from core.service.timers import Timers
 from core.service.timing import Timing
 from core.store import GameStore
@@ -52,6 +53,7 @@ class GameService:
         self.lobbies = Lobbies(self.records, self.timing, self.queries, self.moves, self.guards)
         self.flow = GameFlow(self.records, self.timing, self.queries, self.moves)
         self.timers = Timers(self.records, self.timing, self.moves, ai)
+        self.share = Share(self.queries)
         # The API, each method its part's (their docstrings say what it does).
         lobbies, moves, flow, timers, queries, guards = (
             self.lobbies,
@@ -76,6 +78,10 @@ class GameService:
         self.cancel = lobbies.cancel
         self.use_membership = guards.use_membership
         self.grant_join_pass = guards.grant_join_pass
+        # sharing a result (the bot's port; none: unavailable)
+        self.use_sharing = self.share.use_sharing
+        self.sharing_available = self.share.sharing_available
+        self.share_result = self.share.share_result
         # moves and the table's flow
         self.submit = moves.submit
         self.take_seat_back = moves.take_seat_back

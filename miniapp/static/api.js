@@ -83,6 +83,7 @@ export const move = (id, version, mv) => request("POST", `/api/games/${encodeURI
 export const getLog = (id, since) => request("GET", `/api/games/${encodeURIComponent(id)}/log?since=${since}`);
 export const lobby = (id, action) => request("POST", `/api/games/${encodeURIComponent(id)}/${action}`, {});
 export const rematch = (id) => request("POST", `/api/games/${encodeURIComponent(id)}/rematch`, {});
+export const shareResult = (id) => request("POST", `/api/games/${encodeURIComponent(id)}/share`, {});
 export const createGame = (body) => request("POST", "/api/games", body);
 export const myGames = () => request("GET", "/api/games");
 export const catalogue = () => fetch("/api/catalogue").then((r) => r.json());

@@ -351,6 +351,18 @@ export async function playAgain() {
   }
 }
 
+// Share the finished game's result into any chat: the bot prepares the message (the
+// server's share route), Telegram lets the player pick the chat.
+export async function shareResult() {
+  try {
+    const prepared = await api.shareResult(S.gameId);
+    tg.shareMessage(prepared.prepared_message_id);
+  } catch (e) {
+    tg.haptic.error();
+    ui.toast(errorText(e));
+  }
+}
+
 export function setLang(code) {
   setLanguage(code, true);
   ui.renderStatic();

@@ -119,11 +119,15 @@ export function roundEnd(v) {
   const seated = v.you && v.you.seat !== null && v.you.seat !== undefined;
   // play again: inside Telegram (as the group's final message) and at the local table
   const again = finished && seated && (tg.inTelegram() || S().local);
+  // share the result: Telegram 8.0+ with a bot to prepare the message (never local mode)
+  const session = api.current();
+  const share = finished && !S().local && tg.canShareMessage() && !!(session && session.can_share);
   openSheet(`<h2 id="result-title">${esc(finished ? t("gameOver") : t("roundOver"))}</h2>
     ${winners ? `<p id="winners">${esc(t("winners", { who: winners }))}</p>` : ""}${reached}${mineWon}
     ${finished ? `<h3>${esc(t("finalScores"))}</h3>` : ""}${rows.join("")}
     <div class="actions">${next ? `<button type="button" class="primary" data-next>${esc(t("nextRound"))}</button>` : ""}
     ${again ? `<button type="button" class="primary" data-again>${esc(t("table.playAgain"))}</button>` : ""}
+    ${share ? `<button type="button" data-share>${esc(t("table.share"))}</button>` : ""}
     <button type="button" data-replay>${esc(t("replay"))}</button>
     ${finished && S().local ? `<button type="button" data-new>${esc(t("newGame"))}</button>` : ""}
     <button type="button" data-home hidden>${esc(t("table.addHome"))}</button>
@@ -135,6 +139,8 @@ export function roundEnd(v) {
     if (n) n.onclick = () => { closeOverlay(); app.send(next); };
     const a = el.querySelector("[data-again]");
     if (a) a.onclick = () => app.playAgain();
+    const sh = el.querySelector("[data-share]");
+    if (sh) sh.onclick = () => app.shareResult();
     const ng = el.querySelector("[data-new]");
     if (ng) ng.onclick = () => lobbySheet();
     if (finished) offerHomeScreen(el.querySelector("[data-home]"));

@@ -100,6 +100,10 @@ export function homeScreenStatus() {
 }
 export const addToHomeScreen = () => call("addToHomeScreen");
 
+// Mini Apps 8.0: share a message the bot prepared (savePreparedInlineMessage) into any chat.
+export const canShareMessage = () => versionAtLeast("8.0") && typeof W().shareMessage === "function";
+export const shareMessage = (id) => call("shareMessage", id);
+
 export const swipes = {
   off: () => call("disableVerticalSwipes"),
   on: () => call("enableVerticalSwipes"),

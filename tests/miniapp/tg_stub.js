@@ -80,6 +80,7 @@
       },
       checkHomeScreenStatus(cb) { log("checkHomeScreenStatus"); setTimeout(() => cb && cb(CFG.homeScreen || "missed"), 10); },
       addToHomeScreen() { log("addToHomeScreen"); },
+      shareMessage(id, cb) { log("shareMessage", id); setTimeout(() => cb && cb(true), 10); },
     });
   }
 })();

@@ -206,6 +206,7 @@ class FakeBotAPI:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.callback_queries: dict[str, dict[str, Any]] = {}  # id -> {at, answered, answer}
         self.inline_queries: dict[str, dict[str, Any]] = {}
+        self.prepared: dict[str, dict[str, Any]] = {}  # savePreparedInlineMessage, by id
         self.webhook_url: str | None = None
         self.webhook_secret: str | None = None
         self.rate_limited: list[Call] = []
@@ -854,6 +855,25 @@ class FakeBotAPI:
         q["answered"] = True
         q["answer"] = p
         return True
+
+    async def _m_savePreparedInlineMessage(self, p: dict, f: dict) -> dict:
+        """Bot API 8.0: a message a Mini App's user may share (``shareMessage``)."""
+        user_id = p.get("user_id")
+        if not isinstance(user_id, int) or user_id not in self.users:
+            raise ApiError(400, "Bad Request: user not found")
+        result = p.get("result")
+        if not isinstance(result, dict) or not result.get("id") or not result.get("type"):
+            raise ApiError(400, "Bad Request: result is invalid")
+        content = result.get("input_message_content") or {}
+        if result["type"] == "article":
+            self._check_text(content.get("message_text"), 4096, "message")
+        kinds = ("allow_user_chats", "allow_bot_chats", "allow_group_chats", "allow_channel_chats")
+        if not any(p.get(k) for k in kinds):
+            raise ApiError(400, "Bad Request: at least one chat type must be allowed")
+        prepared_id = f"prep{len(self.prepared) + 1}"
+        expires = int(time.time()) + 24 * 3600
+        self.prepared[prepared_id] = {**p, "expiration_date": expires}
+        return {"id": prepared_id, "expiration_date": expires}
 
     async def _m_getChat(self, p: dict, f: dict) -> dict:
         chat = self.chats.get(p.get("chat_id"))  # type: ignore[arg-type]
