@@ -19,12 +19,11 @@ reliable record.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -40,10 +39,13 @@ PLACEHOLDER = "🂠"  # the neutral first text while a server is not yet known t
 REFUSED_FOR_S = 600.0  # a chat that refused is not asked again for this long
 
 
-Budget = Callable[[int], Awaitable[bool]]  # takes one group write for a chat, or says no
+class Budget(Protocol):
+    """Takes one group write for a chat (``bulk``: after urgent sends), or says no."""
+
+    async def __call__(self, chat_id: int, bulk: bool = False) -> bool: ...
 
 
-async def _no_budget(chat_id: int) -> bool:
+async def _no_budget(chat_id: int, bulk: bool = False) -> bool:
     return True
 
 
@@ -96,8 +98,8 @@ class EphemeralChannel:
     verified_form: str | None = None
     refused: dict[int, float] = field(default_factory=dict)  # chat id -> when
 
-    async def _spend(self, chat_id: int) -> None:
-        if not await self.budget(chat_id):
+    async def _spend(self, chat_id: int, bulk: bool = False) -> None:
+        if not await self.budget(chat_id, bulk):
             raise EphemeralUnavailable("the group's budget is spent")
 
     def available(self, chat_id: int) -> bool:
@@ -161,9 +163,16 @@ class EphemeralChannel:
         raise EphemeralUnavailable(f"chat {chat_id}")
 
     async def edit(
-        self, bot: Bot, ref: EphemeralRef, text: str, markup: InlineKeyboardMarkup | None
+        self,
+        bot: Bot,
+        ref: EphemeralRef,
+        text: str,
+        markup: InlineKeyboardMarkup | None,
+        *,
+        bulk: bool = False,
     ) -> None:
-        """Replace an ephemeral message's text and buttons; an unchanged one is fine."""
+        """Replace an ephemeral message's text and buttons; an unchanged one is fine.
+        ``bulk``: a redraw nobody pressed for, which waits behind urgent sends."""
         body: dict[str, object] = {
             "chat_id": ref.chat_id,
             "receiver_user_id": ref.receiver_user_id,
@@ -173,7 +182,7 @@ class EphemeralChannel:
         }
         if markup is not None:
             body["reply_markup"] = markup.to_json()
-        await self._spend(ref.chat_id)
+        await self._spend(ref.chat_id, bulk)
         try:
             await bot.do_api_request("editEphemeralMessageText", api_kwargs=_json(body))
         except BadRequest as exc:
@@ -211,28 +220,22 @@ def from_ephemeral(query: CallbackQuery) -> int | None:
     return None
 
 
-class _Tokens(Protocol):
-    async def take_token(self, chat_id: int) -> float: ...
+class _Payer(Protocol):
+    async def try_acquire(self, chat_id: int, *, max_wait_s: float, bulk: bool = False) -> bool: ...
 
 
-def group_budget(runtime: _Tokens, max_wait_s: float = 2.0) -> Budget:
-    """The group's token bucket (the runtime's), waited on briefly: a press must be answered
-    within seconds, so a busy group gets the private chat instead of a late message."""
+def group_budget(runtime: _Payer, max_wait_s: float = 2.0) -> Budget:
+    """The group's share of the bot's send budget (the one every other group send pays),
+    waited on briefly: a press must be answered within seconds, so a busy group gets the
+    private chat instead of a late message. The send that follows is paid for."""
 
-    async def take(chat_id: int) -> bool:
-        deadline = time.monotonic() + max_wait_s
-        while True:
-            wait = await runtime.take_token(chat_id)
-            if wait <= 0:
-                return True
-            if time.monotonic() + wait > deadline:
-                return False
-            await asyncio.sleep(wait)
+    async def take(chat_id: int, bulk: bool = False) -> bool:
+        return await runtime.try_acquire(chat_id, max_wait_s=max_wait_s, bulk=bulk)
 
     return take
 
 
-def channel_of(extra: dict[str, object], runtime: _Tokens) -> EphemeralChannel:
+def channel_of(extra: dict[str, object], runtime: _Payer) -> EphemeralChannel:
     """The process's channel (kept in the bot's shared ``extra``), budgeted by ``runtime``."""
     channel = extra.get("ephemeral")
     if not isinstance(channel, EphemeralChannel):

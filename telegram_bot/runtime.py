@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -60,10 +61,22 @@ class Runtime:
         """True exactly once per key across workers (for ``ttl_s``)."""
         return await self.service.claim_side_effect(CLAIM_NAMESPACE + key, ttl_s)
 
-    async def take_token(self, chat_id: int) -> float:
-        """0 when a group send may go now, else the seconds to wait before asking again."""
-        allowed, wait_s = await self.service.take_group_token(chat_id, self.burst, self.period)
-        return 0.0 if allowed else max(0.05, float(wait_s))
+    async def try_acquire(self, chat_id: int, *, max_wait_s: float, bulk: bool = False) -> bool:
+        """Like ``acquire``, but give up (False) when the send could not go within
+        ``max_wait_s``: a press must be answered within seconds, so a busy group gets the
+        private chat instead of a late message."""
+        deadline = time.monotonic() + max_wait_s
+        while True:
+            allowed, wait = await self.service.take_send_token(chat_id, self.budget, bulk=bulk)
+            if allowed:
+                self.stats["bulk" if bulk else "urgent"] += 1
+                _prepaid.set(True)
+                return True
+            self.stats["waits"] += 1
+            wait = max(0.02, float(wait))
+            if time.monotonic() + wait > deadline:
+                return False
+            await asyncio.sleep(wait)
 
     async def acquire(self, chat_id: int, *, bulk: bool = False) -> None:
         """Wait for a group's budget and the bot's (the send that follows is paid for).

@@ -171,13 +171,6 @@ class Queries:
         worker can see is no claim, so the caller retries rather than sends twice."""
         return await self.store.claim_once(key, ttl_s)
 
-    async def take_group_token(
-        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
-    ) -> tuple[bool, float]:
-        """Per-chat budget of group messages (principle 9): (allowed, seconds to wait)."""
-        result = await self.store.take_token(chat_id, capacity, per_seconds)
-        return result.allowed, result.wait_s
-
     # ======================================================= the bot's send budget
     async def take_send_token(
         self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False

@@ -115,7 +115,6 @@ class GameService:
         # side effects once, adapter data, health
         self.process_update_once = queries.process_update_once
         self.claim_side_effect = queries.claim_side_effect
-        self.take_group_token = queries.take_group_token
         self.take_send_token = queries.take_send_token
         self.hold_sends = queries.hold_sends
         self.get_pref = queries.get_pref

@@ -222,10 +222,6 @@ class GameStore(Protocol):
 
     # side effects once
     async def claim_once(self, key: str, ttl_s: float) -> bool: ...
-    async def take_token(
-        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
-    ) -> TokenResult: ...
-
     async def take_send_token(
         self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False
     ) -> TokenResult: ...

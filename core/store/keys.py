@@ -111,10 +111,6 @@ class Keys:
         """Hash: one user's preferences (field = pref key), deleted with the user's data."""
         return f"{self.prefix}pref:user:{int(user_id)}"
 
-    def bucket(self, chat_id: int) -> str:
-        """Hash: the per-chat token bucket for group messages."""
-        return f"{self.prefix}tb:{int(chat_id)}"
-
     # --- the bot's send budget: one slot (hash tag ``{send}``) for its one script -------
     def send_bucket(self, chat_id: int | None = None) -> str:
         """Hash: the bot-wide send bucket, or a group's (``chat_id``) in the same slot."""

@@ -372,31 +372,6 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
-# KEYS: bucket ; ARGV: capacity, per_ms -> {allowed, wait_ms}
-# Uses the server clock so every worker shares one notion of time.
-TOKEN_BUCKET = """
-local cap = tonumber(ARGV[1])
-local per = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local b = redis.call('HMGET', KEYS[1], 'n', 't')
-local n = tonumber(b[1]) or cap
-local ts = tonumber(b[2]) or now
-local rate = cap / per
-n = math.min(cap, n + math.max(0, now - ts) * rate)
-local allowed = 0
-local wait = 0
-if n >= 1 then
-  n = n - 1
-  allowed = 1
-else
-  wait = math.ceil((1 - n) / rate)
-end
-redis.call('HSET', KEYS[1], 'n', tostring(n), 't', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil(per * 2))
-return {allowed, wait}
-"""
-
 # The bot's send budget (ARCHITECTURE principle 9): one bucket for the whole bot and, for
 # a group, its chat's bucket, taken together or not at all, each refilled on the server
 # clock. A hold (a 429's retry_after) stops every worker for that long. A bulk send (a

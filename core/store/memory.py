@@ -66,7 +66,6 @@ class MemoryStore:
         self._chats: dict[tuple[int, int | None], str] = {}
         self._user_games: dict[int, dict[str, int]] = {}
         self._once: dict[str, float] = {}
-        self._buckets: dict[int, tuple[float, float]] = {}
         self._send: dict[int | None, tuple[float, float]] = {}  # bot-wide (None), per chat
         self._holds: dict[int | None, float] = {}
         self._archive: dict[str, tuple[dict[str, object], list[str]]] = {}
@@ -365,19 +364,6 @@ class MemoryStore:
         if len(self._once) > 10_000:
             self._once = {k: t for k, t in self._once.items() if t > now}
         return True
-
-    async def take_token(
-        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
-    ) -> TokenResult:
-        now = self._clock()
-        rate = capacity / per_seconds
-        tokens, ts = self._buckets.get(chat_id, (float(capacity), now))
-        tokens = min(float(capacity), tokens + max(0.0, now - ts) * rate)
-        if tokens >= 1:
-            self._buckets[chat_id] = (tokens - 1, now)
-            return TokenResult(True, 0.0)
-        self._buckets[chat_id] = (tokens, now)
-        return TokenResult(False, math.ceil((1 - tokens) / rate * 1000) / 1000)
 
     async def take_send_token(
         self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False

@@ -179,7 +179,6 @@ class RedisStore:
             self._arm_warning,
         )
         self._delete_if = client.register_script(lua.DELETE_IF)
-        self._bucket = client.register_script(lua.TOKEN_BUCKET)
         self._send_budget = client.register_script(lua.SEND_BUDGET)
         self._send_hold = client.register_script(lua.SEND_HOLD)
         self._archive = client.register_script(lua.ARCHIVE)
@@ -646,14 +645,6 @@ class RedisStore:
         return bool(
             await self.redis.set(self.keys.once(key), "1", nx=True, px=max(1, int(ttl_s * 1000)))
         )
-
-    async def take_token(
-        self, chat_id: int, capacity: int = 20, per_seconds: float = 60.0
-    ) -> TokenResult:
-        allowed, wait_ms = await self._bucket(
-            keys=[self.keys.bucket(chat_id)], args=[capacity, int(per_seconds * 1000)]
-        )
-        return TokenResult(bool(allowed), int(wait_ms) / 1000)
 
     async def take_send_token(
         self, chat_id: int | None, budget: SendBudget, *, bulk: bool = False

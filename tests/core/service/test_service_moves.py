@@ -221,8 +221,6 @@ async def test_duplicate_update_ids_processed_once(service: GameService) -> None
     assert seen == [True, True, False, True, False, False]
     assert await service.claim_side_effect("board:g:5")
     assert not await service.claim_side_effect("board:g:5")
-    allowed = [(await service.take_group_token(-1, capacity=2))[0] for _ in range(3)]
-    assert allowed == [True, True, False]
 
 
 async def test_adapters_keep_their_data_through_the_service(service: GameService) -> None:

@@ -70,7 +70,6 @@ async def test_every_script_call_is_single_slot(
         await store.timer_done(next(c for c in claims if c.kind == "t"))
         await store.bind_chat(-1, None, "g1")
         await store.unbind_chat(-1, None, "g1")
-        await store.take_token(-1)
         await store.take_send_token(-1, SendBudget())
         await store.hold_sends(-1, 0.01)
         await store.archive("g1", {"seats": []}, user_ids=[1, 2], chat_id=-1, finished_ms=t0)

@@ -171,15 +171,6 @@ async def test_claim_once(store: GameStore) -> None:
     assert await store.claim_once("short", 0.2)
 
 
-async def test_token_bucket(store: GameStore) -> None:
-    results = [await store.take_token(-100, capacity=3, per_seconds=1.5) for _ in range(4)]
-    assert [r.allowed for r in results] == [True, True, True, False]
-    assert 0 < results[-1].wait_s <= 0.5
-    assert (await store.take_token(-200, capacity=3, per_seconds=1.5)).allowed  # per chat
-    await asyncio.sleep(results[-1].wait_s + 0.05)
-    assert (await store.take_token(-100, capacity=3, per_seconds=1.5)).allowed
-
-
 async def test_listen_fans_out_versions(store: GameStore) -> None:
     await make(store)
     await make(store, "g2")
