@@ -30,10 +30,14 @@ from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
 from telegram_bot.i18n import Translator
-from telegram_bot.panels import render_panel, send_panel, send_private
+from telegram_bot.panels import hand_key, redraw_open_hand, render_panel, send_panel, send_private
 from telegram_bot.port import SeatInfo
 
 log = logging.getLogger(__name__)
+# adapter data: the spectator view of the game's latest change, as its one claimer read it,
+# so a worker whose board draw finds the game moved on needs no second read of its own
+SHARED_VIEW = "view"
+SHARED_VIEW_WAIT_S = 1.0  # how long a draw waits for the claimer to share what it read
 
 
 class Notifier:
@@ -147,6 +151,10 @@ class Notifier:
         sv = await self._read(game_id, "change")
         if sv is None:
             await self._close_lobby(game_id, started=False)
+            return None
+        await self.deps.runtime.set_game_data(
+            game_id, SHARED_VIEW, json.dumps(sv, separators=(",", ":"), ensure_ascii=False)
+        )
         return sv
 
     async def _read(self, game_id: str, why: str) -> dict[str, Any] | None:
@@ -273,6 +281,7 @@ class Notifier:
         mover = last.get("seat") if not last.get("timeout") else None
         data = await self.deps.runtime.get_game_data(game_id)
         version = int(sv.get("version", 0))
+        await self._redraw_hand(game_id, version, status, current, mover, humans, data)
         for s in humans:
             uid = int(s.user_id or 0)
             if s.auto or f"panel:{uid}" not in data or data.get(f"shown:{uid}") == shown:
@@ -301,6 +310,30 @@ class Notifier:
                 )
                 self.stats["panels_refreshed"] += 1
             await self.deps.runtime.set_game_data(game_id, f"shown:{uid}", shown)
+
+    async def _redraw_hand(
+        self,
+        game_id: str,
+        version: int,
+        status: object,
+        current: object,
+        mover: object,
+        humans: list[SeatInfo],
+        data: dict[str, str],
+    ) -> None:
+        """The new actor's hand, when they keep it open in the group, shows their turn
+        (once across workers; the mover's own press redrew theirs). The others' open hands
+        wait for a press: redrawing every one at every turn would spend the group's budget."""
+        if status not in ("playing", "stealing") or current is None or current == mover:
+            return
+        actor = next((s for s in humans if s.seat == current and not s.auto), None)
+        if actor is None or not data.get(hand_key(int(actor.user_id or 0))):
+            return
+        uid = int(actor.user_id or 0)
+        if not await self.deps.runtime.claim(f"hand:{game_id}:{uid}:{version}", 600):
+            return
+        if await redraw_open_hand(self.bot, self.deps, game_id, uid, await self._tr(actor)):
+            self.stats["hands_redrawn"] += 1
 
     async def _tr(self, s: SeatInfo) -> Translator:
         """The player's language: their /lang choice, else the language they joined with
@@ -472,15 +505,32 @@ class Notifier:
                 log.exception("board update failed for %s", game_id)
 
     async def _view_for_draw(self, game_id: str) -> dict[str, Any] | None:
-        """The newest view this worker read, or a fresh read when the game moved on (a
-        group message always shows the server's latest state)."""
+        """The newest view this worker read or, when the game moved on, the one the claimer
+        of the current version shared (a group message always shows the server's latest
+        state); a read of its own only when that one does not come in time."""
         sv = self._latest.get(game_id)
         current = await self.deps.port.version(game_id)
         if current is None:
             return None
         if sv is None or int(sv.get("version", 0)) < current:
-            sv = await self._read(game_id, "draw")
+            sv = await self._shared_view(game_id, current) or await self._read(game_id, "draw")
         return sv
+
+    async def _shared_view(self, game_id: str, current: int) -> dict[str, Any] | None:
+        """The current version's view as its claimer shared it; it may still be reading."""
+        deadline = time.monotonic() + SHARED_VIEW_WAIT_S
+        while True:
+            raw = await self.deps.runtime.get_game_value(game_id, SHARED_VIEW)
+            sv = json.loads(raw) if raw else None
+            if isinstance(sv, dict) and int(sv.get("version", 0)) >= current:
+                self.stats["views_shared"] += 1
+                known = self._latest.get(game_id)
+                if known is None or int(known.get("version", 0)) <= int(sv["version"]):
+                    self._latest[game_id] = sv
+                return sv
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(0.05)
 
     async def _draw(self, game_id: str, chat_id: int, topic_id: int | None) -> None:
         """Lobby changes go first (an urgent send); a board picture is a bulk send, drawn

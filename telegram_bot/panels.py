@@ -18,9 +18,15 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
+from telegram_bot.ephemeral import EphemeralRef, EphemeralUnavailable, channel_of
 from telegram_bot.i18n import Translator
 
 log = logging.getLogger(__name__)
+
+
+def hand_key(user_id: int) -> str:
+    """Adapter data: the hand a player has open in the group (an ``EphemeralRef``)."""
+    return f"eph:{user_id}"
 
 
 async def send_private(
@@ -144,3 +150,25 @@ async def edit_or_send(
                 return
             log.info("panel edit failed (%s); sending anew", exc)
     await send_private(bot, deps, user_id, text, markup)
+
+
+async def redraw_open_hand(
+    bot: Bot, deps: BotDeps, game_id: str, user_id: int, t: Translator
+) -> bool:
+    """The player's turn began: a hand they keep open in the group shows it (its buttons
+    were drawn for an older version). A bulk write of the group's budget: the turn's
+    prompt in the private chat goes first and stays the reliable record."""
+    data = await deps.runtime.get_game_data(game_id)
+    ref = EphemeralRef.decode(data.get(hand_key(user_id)))
+    if ref is None:
+        return False
+    view = await deps.port.view(game_id, user_id)
+    if view is None or (view.get("you") or {}).get("seat") is None:
+        return False
+    text, markup = render_panel(t, deps, view, in_group=True)
+    try:
+        await channel_of(deps.extra, deps.runtime).edit(bot, ref, text, markup, bulk=True)
+    except EphemeralUnavailable as exc:
+        log.info("open hand in the group not redrawn (%s)", exc)
+        return False
+    return True

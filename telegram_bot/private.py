@@ -33,7 +33,7 @@ from telegram_bot.ephemeral import (
     from_ephemeral,
 )
 from telegram_bot.i18n import Translator
-from telegram_bot.panels import edit_or_send, render_panel, send_panel
+from telegram_bot.panels import edit_or_send, hand_key, render_panel, send_panel
 from telegram_bot.port import BotError
 
 log = logging.getLogger(__name__)
@@ -50,10 +50,6 @@ class Surface:
     ref: EphemeralRef | None = None
 
 
-def _eph_key(user_id: int) -> str:
-    return f"eph:{user_id}"
-
-
 async def surface_of(update: Update, deps: BotDeps, game_id: str, user_id: int) -> Surface:
     query = update.callback_query
     assert query is not None
@@ -61,7 +57,7 @@ async def surface_of(update: Update, deps: BotDeps, game_id: str, user_id: int) 
     if message is not None and message.chat.type == ChatType.PRIVATE:
         return Surface(message=message)
     data = await deps.runtime.get_game_data(game_id)
-    ref = EphemeralRef.decode(data.get(_eph_key(user_id)))
+    ref = EphemeralRef.decode(data.get(hand_key(user_id)))
     pressed = from_ephemeral(query)
     if pressed is not None:
         chat_id = ref.chat_id if ref is not None else None
@@ -128,8 +124,8 @@ async def show_my_cards(
             log.info("no ephemeral hand in %s (%s): private chat", chat.id, exc)
         else:
             data = await deps.runtime.get_game_data(game_id)
-            old = EphemeralRef.decode(data.get(_eph_key(user.id)))
-            await deps.runtime.set_game_data(game_id, _eph_key(user.id), ref.encode())
+            old = EphemeralRef.decode(data.get(hand_key(user.id)))
+            await deps.runtime.set_game_data(game_id, hand_key(user.id), ref.encode())
             await query.answer()
             if old is not None and old != ref:  # one hand on screen at a time
                 await channel.delete(context.bot, old)
@@ -170,7 +166,7 @@ async def on_private(
         await query.answer()
         if surface.ref is not None:
             await channel_of(deps.extra, deps.runtime).delete(context.bot, surface.ref)
-            await deps.runtime.set_game_data(game_id, _eph_key(user.id), "")
+            await deps.runtime.set_game_data(game_id, hand_key(user.id), "")
         return
     if data.kind == cb.MOVE and data.version != version:
         sticky = still_meant(query, view, t)

@@ -143,6 +143,9 @@ class Runtime:
     async def get_game_data(self, game_id: str) -> dict[str, str]:
         return await self.service.adapter_data(game_id)
 
+    async def get_game_value(self, game_id: str, name: str) -> str | None:
+        return await self.service.adapter_value(game_id, name)
+
     async def set_game_data(self, game_id: str, name: str, value: str) -> None:
         await self.service.set_adapter_data(game_id, name, value)
 

@@ -198,6 +198,10 @@ class Queries:
         game's record, and is empty for a game that is gone."""
         return await self.store.get_adapter(game_id)
 
+    async def adapter_value(self, game_id: str, name: str) -> str | None:
+        """One field of the adapter's data (a large one need not travel with the rest)."""
+        return await self.store.get_adapter_value(game_id, name)
+
     async def set_adapter_data(self, game_id: str, name: str, value: str) -> None:
         """Keep one value about a live game (no effect once the game is gone)."""
         await self.store.set_adapter(game_id, name, value)

@@ -120,6 +120,7 @@ class GameService:
         self.get_pref = queries.get_pref
         self.set_pref = queries.set_pref
         self.adapter_data = queries.adapter_data
+        self.adapter_value = queries.adapter_value
         self.set_adapter_data = queries.set_adapter_data
         self.ping = queries.ping
 

@@ -204,6 +204,10 @@ class MemoryStore:
         game = self._game(game_id)
         return dict(game.adapter) if game is not None else {}
 
+    async def get_adapter_value(self, game_id: str, name: str) -> str | None:
+        game = self._game(game_id)
+        return game.adapter.get(name) if game is not None else None
+
     # ----------------------------------------------------------------- preferences
     async def get_pref(self, key: str) -> str | None:
         owner = pref_owner(key)

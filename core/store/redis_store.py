@@ -437,6 +437,10 @@ class RedisStore:
     async def get_adapter(self, game_id: str) -> dict[str, str]:
         return _str_map(await self.redis.hgetall(self.keys.adapter(game_id)))
 
+    async def get_adapter_value(self, game_id: str, name: str) -> str | None:
+        raw = await self.redis.hget(self.keys.adapter(game_id), name)
+        return None if raw is None else _str(raw)
+
     # ----------------------------------------------------------------- preferences
     async def get_pref(self, key: str) -> str | None:
         owner = pref_owner(key)

@@ -181,6 +181,46 @@ async def test_hand_shown_in_the_group_to_its_presser_alone(fast_env: BotEnv) ->
     _save(api, "ephemeral_hand", group, users)
 
 
+async def test_an_open_hand_shows_its_players_turn_when_it_begins(fast_env: BotEnv) -> None:
+    """A player who keeps their hand open in the group sees their turn in it without
+    pressing again; the hands of the players still waiting are left alone (the group's
+    budget), and their turn's prompt still goes to the private chat."""
+    env, api = fast_env, fast_env.api
+    group = api.group(-5011, "Open hand")
+    game_id, users = await _table(env, group, ["Ann", "Ben", "Cat", "Dee"])
+    actor, version = await _actor(env, game_id, users)
+    seats = await env.service.seats(game_id)
+    current = int((await env.service.view(game_id, None))["current_seat"])
+    by_seat = {s.seat: s.user_id for s in seats}
+    nxt = next(u for u in users if u.id == by_seat[(current + 1) % len(seats)])
+    later = next(u for u in users if u.id == by_seat[(current + 2) % len(seats)])
+    hands = {u.id: await _my_cards(env, group, u) for u in (nxt, later)}
+    assert all(hands.values())
+    waiting = {uid: _shown(h) for uid, h in hands.items()}
+    assert not _kinds(hands[nxt.id] or {}, "c"), "a waiting hand offers no card to play"
+    edits_before = sum(1 for c in api.calls if c.method == "editEphemeralMessageText")
+    mine = await env.service.view(game_id, actor.id)
+    await env.service.submit(game_id, actor.id, mine["legal_moves"][0], version)
+    key = (group.id, (hands[nxt.id] or {})["ephemeral_message_id"])
+
+    def turn_shown() -> dict[str, Any] | None:
+        msg = api.ephemeral.get(key)
+        return msg if msg is not None and _kinds(msg, "c") else None
+
+    redrawn = await api.wait_for(turn_shown, timeout=15)
+    new_version = int((await env.service.view(game_id, None))["version"])
+    assert {callback_parts(b)[2] for b in _kinds(redrawn, "c")} == {str(new_version)}
+    assert _shown(redrawn) != waiting[nxt.id]
+    # the next player's prompt went to the private chat as ever (the reliable record)
+    await api.wait_for(lambda: any(_kinds(m, "c") for m in api.bot_messages(nxt.id)))
+    # the hand of the player who waits on is not redrawn: one edit for the one turn
+    later_key = (group.id, (hands[later.id] or {})["ephemeral_message_id"])
+    assert _shown(api.ephemeral.get(later_key)) == waiting[later.id]
+    edits = [c for c in api.calls if c.method == "editEphemeralMessageText"][edits_before:]
+    assert len(edits) == 1 and edits[0].receiver == nxt.id
+    assert_no_leaks(env, None, set())
+
+
 async def test_confirm_step_back_and_commit_on_the_ephemeral_panel(fast_env: BotEnv) -> None:
     env, api = fast_env, fast_env.api
     group = api.group(-5002, "Quarry")

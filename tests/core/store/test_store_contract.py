@@ -138,6 +138,9 @@ async def test_adapter_data_and_presence(store: GameStore) -> None:
     assert await store.get_adapter("g1") == {"board_message": "1234", "board_chat": "-100"}
     await store.set_adapter("nope", "x", "y")
     assert await store.get_adapter("nope") == {}
+    assert await store.get_adapter_value("g1", "board_chat") == "-100"
+    assert await store.get_adapter_value("g1", "missing") is None
+    assert await store.get_adapter_value("nope", "x") is None
     await store.touch("g1", "7", 1000)
     await store.touch("nope", "7", 1000)
     rec = await store.load("g1")
