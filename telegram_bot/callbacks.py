@@ -1,7 +1,7 @@
 """callback_data strings: short, public, and free of private information.
 
 Every group member's client receives the callback_data of a group message, and Telegram
-caps it at 64 bytes. So a button carries only a kind, a game id prefix, the version it
+caps it at 64 bytes. So a button carries only a kind, the game's id, the version it
 was drawn for and small indexes into the presser's own view (which the server rebuilds
 when the button is pressed) — never a card, a role or a goal.
 """
@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-GID_LEN = 16
+# A game id is 12 characters (core.service.records.new_game_id); a button carries it
+# whole, and no more than this many characters of it.
+GAME_ID_LEN = 16
 MAX_BYTES = 64
 
 # kinds
@@ -32,7 +34,7 @@ CLOSE = "z"  # private: close an ephemeral panel
 @dataclass(frozen=True, slots=True)
 class Callback:
     kind: str
-    game: str  # a game id prefix (resolved against the chat's or the user's games)
+    game: str  # the game's id (resolved against the chat's or the user's games)
     version: int
     args: tuple[str, ...] = ()
 
@@ -47,7 +49,7 @@ class Callback:
 
 
 def encode(kind: str, game_id: str, version: int = 0, *args: object) -> str:
-    data = ":".join([kind, game_id[:GID_LEN], str(version), *map(str, args)])
+    data = ":".join([kind, game_id[:GAME_ID_LEN], str(version), *map(str, args)])
     if len(data.encode()) > MAX_BYTES:
         raise ValueError(f"callback_data too long: {data!r}")
     return data
@@ -67,5 +69,6 @@ def decode(data: str | None) -> Callback | None:
     return Callback(parts[0], parts[1], version, tuple(parts[3:]))
 
 
-def matches(game_id: str, prefix: str) -> bool:
-    return game_id[:GID_LEN] == prefix
+def matches(game_id: str, carried: str) -> bool:
+    """True when ``carried``, a button's game id, names ``game_id``."""
+    return game_id[:GAME_ID_LEN] == carried

@@ -1,8 +1,8 @@
 """Playing with inline buttons: card → one of its plays → confirm; Pass → select → confirm.
 
 The panel lives in the private chat (the reliable record) or, on demand, as an ephemeral
-message in the group that only its player sees ("My cards"). Its buttons carry the game
-id prefix, the version they were drawn for and an index into the presser's own view (hand
+message in the group that only its player sees ("My cards"). Its buttons carry the game's
+id, the version they were drawn for and an index into the presser's own view (hand
 slot, legal move, a bit mask of selected slots); the server rebuilds that view when the
 button is pressed. A button of an older version is answered "the board changed" and the
 panel is redrawn. A press on an ephemeral panel may arrive without ``message``: the panel

@@ -38,19 +38,20 @@ def secrets_alert(t: Translator, view: dict) -> str:
     return text[: ALERT_MAX - len(tail) - 1] + "…" + tail
 
 
-async def resolve_game(update: Update, deps: BotDeps, prefix: str) -> str | None:
-    """The full game id of a callback: the chat's game in a group, the user's in private."""
+async def resolve_game(update: Update, deps: BotDeps, game_id: str) -> str | None:
+    """The game a button's id names, if it is the chat's game in a group or one of the
+    user's games in private (None otherwise)."""
     chat = update.effective_chat  # None for a press on an ephemeral message
     user = update.effective_user
     if user is None:
         return None
     if chat is not None and chat.type != ChatType.PRIVATE:
-        game_id = await deps.port.game_for_chat(chat_key(update))
-        if game_id is not None and cb.matches(game_id, prefix):
-            return game_id
-    for game_id in await deps.port.games_for_user(user.id):
-        if cb.matches(game_id, prefix):
-            return game_id
+        chat_game = await deps.port.game_for_chat(chat_key(update))
+        if chat_game is not None and cb.matches(chat_game, game_id):
+            return chat_game
+    for user_game in await deps.port.games_for_user(user.id):
+        if cb.matches(user_game, game_id):
+            return user_game
     return None
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from core import engine
 from core.service import STORE_UNAVAILABLE, GameService
+from core.service.records import new_game_id
 from core.store import MemoryStore
 from core.store.keys import pref_owner
 from telegram_bot import callbacks as cb
@@ -26,6 +27,14 @@ def test_callback_roundtrip_and_limits() -> None:
         assert cb.decode(bad) is None
     with pytest.raises(ValueError):
         cb.encode(cb.MOVE, "g", 1, "x" * 60)
+
+
+def test_a_button_carries_the_whole_game_id() -> None:
+    game_id = new_game_id()
+    assert len(game_id) <= cb.GAME_ID_LEN
+    parsed = cb.decode(cb.encode(cb.CARD, game_id, 3, 0))
+    assert parsed is not None and parsed.game == game_id and cb.matches(game_id, parsed.game)
+    assert not cb.matches(game_id, game_id[:-1])
 
 
 def test_group_keyboards_have_no_web_app() -> None:
