@@ -28,3 +28,24 @@ _.translator
 _.N_
 _.chat_lock
 _.GOAL_ROWS
+# Keys of the API's JSON shapes (TypedDicts in core/engine/shapes.py, "My games" in
+# core/service/history.py) that the Python code only writes: the clients read them.
+_.away
+_.countdown
+_.creator_seat
+_.current_seat
+_.discard_size
+_.finished_at
+_.gold_reached
+_.has_gold
+_.max_players
+_.min_players
+_.replayable
+_.round_pause
+_.round_result
+_.steals
+_.target_seat
+_.think_delay
+_.winning_seats
+_.your_nuggets
+_.your_winnings

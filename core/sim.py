@@ -43,6 +43,7 @@ from core.engine.cards import CARD_INDEX, CARD_LIST, GOAL_CARDS, GOLD
 from core.engine.catalogue import CURRENT
 from core.engine.moveset import EVENT_FIELDS
 from core.engine.setup import hand_size, role_cards
+from core.engine.shapes import EventDict, MoveDict, ViewDict
 
 OUTCOME_LABELS = ("diggers", "saboteurs", "selfish_dwarf", "blue", "green", "blue+green")
 ROLE_KEYS = ("digger", "saboteur", "selfish", "blue", "green", "boss", "profiteer", "geologist")
@@ -168,7 +169,7 @@ def check_state(state: GameState, *, codec: bool = True) -> list[str]:
     return out
 
 
-def _round_log(state: GameState) -> list[dict[str, object]]:
+def _round_log(state: GameState) -> list[EventDict]:
     """The log entries of the current round (after its round_started entry)."""
     log = state.log
     for i in range(len(log) - 1, -1, -1):
@@ -232,7 +233,7 @@ RESULT_PUBLIC = {
 LOG_KEYS: dict[str, set[str]] = {code: set(fields) for code, fields in EVENT_FIELDS.items()}
 
 
-def _walk(x: object, path: str = "") -> Iterator[tuple[str, Any, bool]]:
+def _walk(x: object, path: str = "") -> Iterator[tuple[str, object, bool]]:
     """(path, item, is_key) for every key and every scalar value in a JSON document."""
     if isinstance(x, dict):
         for k, v in x.items():
@@ -252,7 +253,7 @@ def secret_iids(state: GameState, seat: int | None) -> set[str]:
     return {iid for p, iid in enumerate(rs.table.iids) if p not in mine}
 
 
-def check_view(state: GameState, seat: int | None, view: dict[str, Any]) -> list[str]:
+def check_view(state: GameState, seat: int | None, view: ViewDict) -> list[str]:
     """What a view shows that its viewer may not know (RULES §8), plus shape errors."""
     out: list[str] = []
     rs = state.rs
@@ -295,9 +296,11 @@ def check_view(state: GameState, seat: int | None, view: dict[str, Any]) -> list
             out.append("has_gold shown in the classic game")
     # goals
     known_goals = set(rs.known_goals[seat]) if seat is not None else set()
-    for g in view.get("goals", []):
-        gi = g.get("goal")
-        if g.get("kind") is not None and not (rs.board.revealed[gi] or ended or gi in known_goals):
+    for shown in view.get("goals", []):
+        gi = shown.get("goal")
+        if shown.get("kind") is not None and not (
+            rs.board.revealed[gi] or ended or gi in known_goals
+        ):
             out.append(f"kind of goal {gi} shown to a viewer who has not seen it")
     for kg in you.get("known_goals", []):
         if kg.get("goal") not in known_goals:
@@ -317,7 +320,7 @@ def check_view(state: GameState, seat: int | None, view: dict[str, Any]) -> list
     if view.get("final") is not None and ph != "finished":
         out.append("final shown before the game ended")
     for e in view.get("log", []):
-        allowed = LOG_KEYS.get(e.get("code"))
+        allowed = LOG_KEYS.get(str(e.get("code")))
         if allowed is None:
             out.append(f"unknown log code {e.get('code')!r}")
         elif set(e) - {"seq", "seat", "code", "timeout"} - allowed:
@@ -480,7 +483,7 @@ def walk(
     raise RuntimeError(f"game {seed} did not end in {max_moves} moves")
 
 
-def _eastward(state: GameState, move: dict[str, Any], rng: random.Random) -> float:
+def _eastward(state: GameState, move: MoveDict, rng: random.Random) -> float:
     """How far east a placement leads: its column, plus a bonus when its east edge is
     joined through the card (not a stub), minus a little for straying from the goals."""
     from core.engine.cards import GROUP_OF

@@ -9,11 +9,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from core.engine import ConfigError
+from core.engine.shapes import EventDict, ViewDict
 from core.service import GameService, ServiceError, UserRef
+from core.service.history import HistoryEntry
 from core.service.lobby_settings import BY_NAME
+from core.service.models import SubmitStatus
 from miniapp.auth import Session
 from miniapp.errors import ApiError
 
@@ -72,6 +75,15 @@ def translated() -> Iterator[None]:
         raise _api_error(exc.code, exc.message) from exc
 
 
+class SubmitAnswer(TypedDict):
+    """A move's outcome as the API answers it (``core.service.models.SubmitResult``)."""
+
+    status: SubmitStatus
+    view: ViewDict | None
+    reason: str | None
+    message: str | None
+
+
 @dataclass(slots=True)
 class ServiceAdapter:
     service: GameService
@@ -80,12 +92,12 @@ class ServiceAdapter:
         self,
         creator: UserRef,
         edition: str,
-        options: dict[str, Any],
+        options: dict[str, object],
         seats: int | None,
         computers: int,
         level: str,
-        settings: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        settings: dict[str, object] | None = None,
+    ) -> ViewDict:
         with translated():
             return await self.service.create_lobby(
                 chat=None,
@@ -98,19 +110,19 @@ class ServiceAdapter:
                 settings=settings,
             )
 
-    async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
+    async def join(self, game_id: str, user: UserRef) -> ViewDict:
         with translated():
             return await self.service.join(game_id, user)
 
-    async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def leave(self, game_id: str, user_id: int) -> ViewDict:
         with translated():
             return await self.service.leave(game_id, user_id)
 
-    async def start(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def start(self, game_id: str, user_id: int) -> ViewDict:
         with translated():
             return await self.service.start(game_id, user_id)
 
-    async def view(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def view(self, game_id: str, user_id: int | None) -> ViewDict:
         """The live view, or a finished game's from the archive once its record is gone."""
         with translated():
             try:
@@ -132,11 +144,11 @@ class ServiceAdapter:
         self,
         game_id: str,
         user_id: int,
-        move: dict[str, Any],
+        move: dict[str, object],
         version: int,
         *,
         submission_id: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> SubmitAnswer:
         with translated():
             result = await self.service.submit(
                 game_id, user_id, move, version, submission_id=submission_id
@@ -148,7 +160,7 @@ class ServiceAdapter:
             "message": result.message,
         }
 
-    async def log(self, game_id: str, since: int) -> list[dict[str, Any]]:
+    async def log(self, game_id: str, since: int) -> list[EventDict]:
         """The public log is the same for every caller (RULES §8 "everyone")."""
         with translated():
             try:
@@ -158,21 +170,21 @@ class ServiceAdapter:
                     raise
             return await self.service.finished_log(game_id, since)
 
-    async def replay(self, game_id: str) -> dict[str, Any]:
+    async def replay(self, game_id: str) -> dict[str, object]:
         with translated():
             return await self.service.replay(game_id)
 
-    async def history(self, user_id: int) -> list[dict[str, Any]]:
+    async def history(self, user_id: int) -> list[HistoryEntry]:
         with translated():
             return await self.service.history(user_id)
 
-    async def lobby_settings(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def lobby_settings(self, game_id: str, user_id: int) -> dict[str, object]:
         with translated():
             return await self.service.describe_lobby(game_id, user_id)
 
     async def set_lobby(
-        self, game_id: str, user_id: int, settings: dict[str, Any], computers: Any
-    ) -> dict[str, Any]:
+        self, game_id: str, user_id: int, settings: dict[str, object], computers: object
+    ) -> ViewDict:
         with translated():
             return await self.service.set_lobby(game_id, user_id, settings, computers)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update, User
 from telegram.ext import ContextTypes
 
+from core.engine.shapes import ViewDict
 from core.settings import Settings
 from telegram_bot.i18n import Translator, normalize_language
 from telegram_bot.port import BotError, ServicePort
@@ -62,7 +63,7 @@ class BotDeps:
         if await self.runtime.get_pref(f"lc:{user.id}") != user.language_code:
             await self.runtime.set_pref(f"lc:{user.id}", user.language_code)
 
-    async def chat_language(self, chat_id: int, view: dict[str, Any] | None = None) -> str:
+    async def chat_language(self, chat_id: int, view: ViewDict | None = None) -> str:
         pref = await self.runtime.get_pref(f"c:{chat_id}")
         if pref:
             return normalize_language(pref)
@@ -72,12 +73,10 @@ class BotDeps:
     async def tr_user(self, user: User | None) -> Translator:
         return Translator(await self.user_language(user))
 
-    async def tr_chat(self, chat_id: int, view: dict[str, Any] | None = None) -> Translator:
+    async def tr_chat(self, chat_id: int, view: ViewDict | None = None) -> Translator:
         return Translator(await self.chat_language(chat_id, view))
 
-    async def tr_game(
-        self, chat_id: int, game_id: str, view: dict[str, Any] | None = None
-    ) -> Translator:
+    async def tr_game(self, chat_id: int, game_id: str, view: ViewDict | None = None) -> Translator:
         """The words of a game's group message: the group's language, else the game's
         (its opener's; ``view`` saves reading it again)."""
         if view is None and not await self.runtime.get_pref(f"c:{chat_id}"):

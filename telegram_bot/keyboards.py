@@ -8,11 +8,12 @@ private facts: indexes into the presser's own view).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.helpers import create_deep_linked_url
 
+from core.engine.shapes import MoveDict, ViewDict
 from core.service.lobby_settings import EDITIONS, next_choice, options_for, setting
 from telegram_bot import callbacks as cb
 from telegram_bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator
@@ -83,7 +84,7 @@ def lobby_keyboard(t: Translator, game_id: str, bot_username: str) -> InlineKeyb
 
 
 def settings_keyboard(
-    t: Translator, view: dict[str, Any], turn_time: int | None, group_language: str
+    t: Translator, view: ViewDict, turn_time: int | None, group_language: str
 ) -> InlineKeyboardMarkup:
     """The lobby's settings page. Each button carries the value it sets (an index into
     the setting's choices, or 0/1), so a press is idempotent: two presses of a button the
@@ -153,7 +154,7 @@ def next_index(choices: tuple[str, ...], current: object) -> int:
     return (choices.index(str(current)) + 1) % len(choices) if current in choices else 0
 
 
-def next_setting(name: str, current: object, flags: dict[str, Any]) -> int:
+def next_setting(name: str, current: object, flags: Mapping[str, object]) -> int:
     """The index, in the setting's choices, of the value its cycling button sets next."""
     choices = setting(name).choices_for(flags)
     return choices.index(next_choice(name, current, flags))
@@ -197,13 +198,13 @@ DISCARDS = ("discard", "discard_to_remove")
 NO_CONFIRM = ("next_round", "take_seat_back", *DISCARDS)
 
 
-def needs_confirm(move: dict[str, Any]) -> bool:
+def needs_confirm(move: MoveDict) -> bool:
     """A placement or an action on a player waits for one more press (a mis-press can go
     back); passing is confirmed on its own screen, a Ready needs no second thought."""
     return move.get("type") not in NO_CONFIRM
 
 
-def _card_moves(view: dict[str, Any], card_id: str) -> list[int]:
+def _card_moves(view: ViewDict, card_id: str) -> list[int]:
     """The plays of one hand card (its discards are chosen on the Pass screen)."""
     moves = view.get("legal_moves") or []
     return [
@@ -211,12 +212,12 @@ def _card_moves(view: dict[str, Any], card_id: str) -> list[int]:
     ]
 
 
-def discard_moves(view: dict[str, Any]) -> list[int]:
+def discard_moves(view: ViewDict) -> list[int]:
     return [j for j, m in enumerate(view.get("legal_moves") or []) if m.get("type") in DISCARDS]
 
 
 def _move_button(
-    t: Translator, view: dict[str, Any], j: int, text: str | None = None
+    t: Translator, view: ViewDict, j: int, text: str | None = None
 ) -> InlineKeyboardButton:
     moves = view.get("legal_moves") or []
     kind = cb.PREVIEW if needs_confirm(moves[j]) else cb.MOVE
@@ -228,7 +229,7 @@ def _move_button(
 
 def panel_keyboard(
     t: Translator,
-    view: dict[str, Any],
+    view: ViewDict,
     public_url: str | None,
     *,
     group_url: str | None = None,
@@ -291,7 +292,7 @@ def _hand_button(t: Translator, game_id: str, version: int) -> InlineKeyboardBut
 
 
 def card_keyboard(
-    t: Translator, view: dict[str, Any], slot: int, page: int
+    t: Translator, view: ViewDict, slot: int, page: int
 ) -> InlineKeyboardMarkup | None:
     """The plays of one hand card, paginated; None when the slot is gone."""
     game_id = str(view["game_id"])
@@ -338,7 +339,7 @@ def card_keyboard(
     return InlineKeyboardMarkup(rows)
 
 
-def back_target(view: dict[str, Any], j: int) -> tuple[int, int] | None:
+def back_target(view: ViewDict, j: int) -> tuple[int, int] | None:
     """(hand slot, page) whose move list holds move ``j``; None for a card-less move."""
     moves = view.get("legal_moves") or []
     hand = (view.get("you") or {}).get("hand") or []
@@ -350,7 +351,7 @@ def back_target(view: dict[str, Any], j: int) -> tuple[int, int] | None:
     return None
 
 
-def confirm_keyboard(t: Translator, view: dict[str, Any], j: int) -> InlineKeyboardMarkup:
+def confirm_keyboard(t: Translator, view: ViewDict, j: int) -> InlineKeyboardMarkup:
     """One more press commits move ``j``; Back returns to where it was chosen."""
     game_id = str(view["game_id"])
     version = int(view.get("version", 0))
@@ -377,7 +378,7 @@ def selected_slots(mask: int, hand_size: int) -> list[int]:
     return [i for i in range(hand_size) if mask >> i & 1]
 
 
-def discard_keyboard(t: Translator, view: dict[str, Any], mask: int) -> InlineKeyboardMarkup:
+def discard_keyboard(t: Translator, view: ViewDict, mask: int) -> InlineKeyboardMarkup:
     """Pass: toggle the cards to discard, then one button commits exactly that choice
     (Saboteur 2: 1–3 cards, or 2 cards to remove a card lying in front of you)."""
     game_id = str(view["game_id"])

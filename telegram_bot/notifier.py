@@ -25,6 +25,7 @@ from telegram import Bot, InputMediaPhoto
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, RetryAfter, TelegramError
 
+from core.engine.shapes import ViewDict
 from core.service import Change, TurnWarning
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
@@ -47,13 +48,13 @@ class Notifier:
         self.warn_before_s = warn_before_s
         self._pending: dict[str, int] = {}  # game -> highest version heard
         self._workers: dict[str, asyncio.Task[None]] = {}
-        self._latest: dict[str, dict[str, Any]] = {}  # game -> newest view this worker read
+        self._latest: dict[str, ViewDict] = {}  # game -> newest view this worker read
         self._board_dirty: set[str] = set()
         self._board_tasks: dict[str, asyncio.Task[None]] = {}
         self._warn_tasks: dict[str, asyncio.Task[None]] = {}
         self._tick_tasks: dict[str, asyncio.Task[None]] = {}
         self._panel_tasks: dict[str, asyncio.Task[None]] = {}
-        self._panels_latest: dict[str, tuple[dict[str, Any], list[SeatInfo]]] = {}
+        self._panels_latest: dict[str, tuple[ViewDict, list[SeatInfo]]] = {}
         self._picture_key: dict[str, str] = {}
         self._sent: dict[str, tuple[str, str]] = {}  # last caption/text and markup per game
         self._tasks: list[asyncio.Task[None]] = []
@@ -135,7 +136,7 @@ class Notifier:
             except Exception:
                 log.exception("notifier failed for game %s", game_id)
 
-    async def _claim_and_read(self, game_id: str, version: int) -> dict[str, Any] | None:
+    async def _claim_and_read(self, game_id: str, version: int) -> ViewDict | None:
         """Claim first, read once (principle 9): the change is claimed across workers
         before anything is read; only its one claimer reads the spectator view. A worker
         that heard an older version claims the current one instead, so no change is read
@@ -157,7 +158,7 @@ class Notifier:
         )
         return sv
 
-    async def _read(self, game_id: str, why: str) -> dict[str, Any] | None:
+    async def _read(self, game_id: str, why: str) -> ViewDict | None:
         """The spectator view, counted by why it was read."""
         self.stats["views"] += 1
         self.stats["views_" + why] += 1
@@ -169,7 +170,7 @@ class Notifier:
         return sv
 
     # ------------------------------------------------------------------ processing
-    async def _process(self, game_id: str, sv: dict[str, Any]) -> None:
+    async def _process(self, game_id: str, sv: ViewDict) -> None:
         port = self.deps.port
         status = sv.get("status")
         self.request_board(game_id)
@@ -263,14 +264,12 @@ class Notifier:
             except Exception:
                 log.exception("panel refresh failed for %s", game_id)
 
-    async def _panel_shown(self, game_id: str, s: SeatInfo, sv: dict[str, Any]) -> None:
+    async def _panel_shown(self, game_id: str, s: SeatInfo, sv: ViewDict) -> None:
         """A fresh panel went to this player: it shows this state (see _refresh_panels)."""
         shown = f"{sv.get('status')}:{sv.get('current_seat')}:{sv.get('round')}"
         await self.deps.runtime.set_game_data(game_id, f"shown:{int(s.user_id or 0)}", shown)
 
-    async def _refresh_panels(
-        self, game_id: str, sv: dict[str, Any], humans: list[SeatInfo]
-    ) -> None:
+    async def _refresh_panels(self, game_id: str, sv: ViewDict, humans: list[SeatInfo]) -> None:
         """Keep the private panels of the players who wait current: a panel that says
         "Waiting for X" is redrawn once the turn moved on (bulk sends: prompts first, and
         a newer change replaces this one while it waits). The actor got a fresh prompt;
@@ -340,7 +339,7 @@ class Notifier:
         (in the game's seats), else the last client language seen (store preferences)."""
         return Translator(await self.deps.user_language_by_id(int(s.user_id or 0), s.language))
 
-    async def _timeouts(self, game_id: str, sv: dict, seats: list[SeatInfo]) -> None:
+    async def _timeouts(self, game_id: str, sv: ViewDict, seats: list[SeatInfo]) -> None:
         version = int(sv.get("version", 0))
         for entry in sv.get("log") or []:
             if not entry.get("timeout"):
@@ -395,7 +394,7 @@ class Notifier:
                     ),
                 )
 
-    async def _role_changes(self, game_id: str, sv: dict, seats: list[SeatInfo]) -> None:
+    async def _role_changes(self, game_id: str, sv: ViewDict, seats: list[SeatInfo]) -> None:
         """ "Swap your hats" (Saboteur 2) gave a player a new role: tell them at once, in
         their private panel (which shows the role), not at their next prompt."""
         version = int(sv.get("version", 0))
@@ -420,7 +419,7 @@ class Notifier:
                 )
 
     # ------------------------------------------------------------------ warnings
-    def _arm_warning(self, game_id: str, version: int, sv: dict, actor: SeatInfo) -> None:
+    def _arm_warning(self, game_id: str, version: int, sv: ViewDict, actor: SeatInfo) -> None:
         deadline = sv.get("turn_deadline")
         if not deadline or self.warn_before_s < 0:
             return
@@ -461,7 +460,7 @@ class Notifier:
 
     # ------------------------------------------------------------------ group output
     async def _send_group(
-        self, game_id: str, render: Any, view: dict | None = None, markup: Any = None
+        self, game_id: str, render: Any, view: ViewDict | None = None, markup: Any = None
     ) -> None:
         """``markup``: the message's keyboard from the group's translator, or None."""
         chat = await self.deps.port.chat_of(game_id)
@@ -504,7 +503,7 @@ class Notifier:
             except Exception:
                 log.exception("board update failed for %s", game_id)
 
-    async def _view_for_draw(self, game_id: str) -> dict[str, Any] | None:
+    async def _view_for_draw(self, game_id: str) -> ViewDict | None:
         """The newest view this worker read or, when the game moved on, the one the claimer
         of the current version shared (a group message always shows the server's latest
         state); a read of its own only when that one does not come in time."""
@@ -516,12 +515,12 @@ class Notifier:
             sv = await self._shared_view(game_id, current) or await self._read(game_id, "draw")
         return sv
 
-    async def _shared_view(self, game_id: str, current: int) -> dict[str, Any] | None:
+    async def _shared_view(self, game_id: str, current: int) -> ViewDict | None:
         """The current version's view as its claimer shared it; it may still be reading."""
         deadline = time.monotonic() + SHARED_VIEW_WAIT_S
         while True:
             raw = await self.deps.runtime.get_game_value(game_id, SHARED_VIEW)
-            sv = json.loads(raw) if raw else None
+            sv: ViewDict | None = json.loads(raw) if raw else None  # as its claimer wrote it
             if isinstance(sv, dict) and int(sv.get("version", 0)) >= current:
                 self.stats["views_shared"] += 1
                 known = self._latest.get(game_id)
@@ -583,7 +582,7 @@ class Notifier:
         await self._send_board(game_id, chat_id, topic_id, sv, t, caption, markup, key, data)
 
     async def _lobby_out(
-        self, game_id: str, chat_id: int, sv: dict[str, Any], data: dict[str, str]
+        self, game_id: str, chat_id: int, sv: ViewDict, data: dict[str, str]
     ) -> dict[str, Any] | None:
         t = await self.deps.tr_chat(chat_id, sv)
         turn_time = (sv.get("settings") or {}).get("turn_time")
@@ -638,7 +637,7 @@ class Notifier:
         game_id: str,
         chat_id: int,
         topic_id: int | None,
-        sv: dict[str, Any],
+        sv: ViewDict,
         t: Translator,
         caption: str,
         markup: Any,
@@ -686,7 +685,7 @@ class Notifier:
                 raise
 
     # ------------------------------------------------------------------ lobby countdown
-    def _arm_tick(self, game_id: str, sv: dict[str, Any]) -> None:
+    def _arm_tick(self, game_id: str, sv: ViewDict) -> None:
         """The lobby's "Starts by itself in N min" counts down: a redraw when the shown
         figure changes (each minute, then at 30 s and 10 s), once across workers (a claim),
         as a bulk send so that presses go first."""
@@ -711,7 +710,7 @@ class Notifier:
         now = time.time()
         self._tick_tasks[game_id] = asyncio.create_task(tick())
 
-    async def _picture(self, sv: dict, t: Translator) -> tuple[bytes, str]:
+    async def _picture(self, sv: ViewDict, t: Translator) -> tuple[bytes, str]:
         from telegram_bot.board_picture import render_board_async
 
         self.stats["pictures_rendered"] += 1
@@ -766,7 +765,7 @@ def _parse_deadline(value: Any) -> float | None:
 PICTURE_FIELDS = ("board", "goals", "seats", "current_seat", "round", "rounds", "deck_size")
 
 
-def _picture_key(sv: dict[str, Any], t: Translator) -> str:
+def _picture_key(sv: ViewDict, t: Translator) -> str:
     """What the board picture shows, without drawing it: the same key, the same picture."""
     shown = {k: sv.get(k) for k in PICTURE_FIELDS}
     shown["status"] = sv.get("status")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
 
 from telegram import Bot, InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
+from core.engine.shapes import ViewDict
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.deps import BotDeps
@@ -88,7 +88,7 @@ async def notify_unreachable(
 def render_panel(
     t: Translator,
     deps: BotDeps,
-    view: dict[str, Any],
+    view: ViewDict,
     title: str | None = None,
     *,
     in_group: bool = False,

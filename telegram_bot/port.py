@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
 
 from core.engine import ConfigError
+from core.engine.shapes import MoveDict, ViewDict
 from core.service import (
     Change,
     ChatKey,
@@ -22,6 +22,7 @@ from core.service import (
     SubmitResult,
     UserRef,
 )
+from core.service.history import HistoryEntry
 
 __all__ = ["BotError", "ChatKey", "SeatInfo", "ServicePort", "UserRef"]
 
@@ -56,12 +57,20 @@ class ServicePort:
 
     # lobby ------------------------------------------------------------------------
     async def create_lobby(
-        self, chat: ChatKey | None, creator: UserRef, **kw: Any
-    ) -> dict[str, Any]:
+        self,
+        chat: ChatKey | None,
+        creator: UserRef,
+        *,
+        edition: str | None = None,
+        settings: dict[str, object] | None = None,
+        title: str | None = None,
+    ) -> ViewDict:
         with refused():
-            return await self.service.create_lobby(chat=chat, creator=creator, **kw)
+            return await self.service.create_lobby(
+                chat=chat, creator=creator, edition=edition, settings=settings, title=title
+            )
 
-    async def join(self, game_id: str, user: UserRef) -> dict[str, Any]:
+    async def join(self, game_id: str, user: UserRef) -> ViewDict:
         with refused():
             return await self.service.join(game_id, user)
 
@@ -69,35 +78,35 @@ class ServicePort:
         """The user pressed the lobby's Join button in its group (telegram_bot.join)."""
         await self.service.grant_join_pass(game_id, user_id)
 
-    async def leave(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def leave(self, game_id: str, user_id: int) -> ViewDict:
         with refused():
             return await self.service.leave(game_id, user_id)
 
     async def kick(
         self, game_id: str, by_user: int, user_id: int, *, force: bool = False
-    ) -> dict[str, Any]:
+    ) -> ViewDict:
         """The creator (or, with ``force``, a group admin) removes a player."""
         with refused():
             return await self.service.kick(game_id, by_user, user_id, force=force)
 
-    async def extend(self, game_id: str, user_id: int, seconds: int) -> dict[str, Any]:
+    async def extend(self, game_id: str, user_id: int, seconds: int) -> ViewDict:
         """Push the lobby's auto-start countdown back (the service's lobby timer)."""
         with refused():
             return await self.service.extend(game_id, user_id, seconds)
 
     async def configure(
-        self, game_id: str, user_id: int, *, force: bool = False, **settings: Any
-    ) -> dict[str, Any]:
+        self, game_id: str, user_id: int, *, force: bool = False, **settings: object
+    ) -> ViewDict:
         with refused():
             return await self.service.configure(game_id, user_id, force=force, **settings)
 
     async def add_computer(
         self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
-    ) -> dict[str, Any]:
+    ) -> ViewDict:
         with refused():
             return await self.service.add_computer(game_id, user_id, level=level, force=force)
 
-    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         with refused():
             return await self.service.start(game_id, user_id, force=force)
 
@@ -105,18 +114,18 @@ class ServicePort:
         with refused():
             await self.service.cancel(game_id, user_id, force=force)
 
-    async def rematch(self, game_id: str, user_id: int) -> dict[str, Any]:
+    async def rematch(self, game_id: str, user_id: int) -> ViewDict:
         """Play again: the finished game's table in a new lobby (the same one for every
         press); the presser's view of it."""
         with refused():
             return await self.service.rematch(game_id, user_id)
 
     # game -------------------------------------------------------------------------
-    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         with refused():
             return await self.service.pause(game_id, user_id, force=force)
 
-    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, Any]:
+    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         with refused():
             return await self.service.resume(game_id, user_id, force=force)
 
@@ -126,12 +135,12 @@ class ServicePort:
         await self.service.prompt_delivered(game_id, version)
 
     async def submit(
-        self, game_id: str, user_id: int, move: dict[str, Any], version: int
+        self, game_id: str, user_id: int, move: MoveDict, version: int
     ) -> SubmitResult:
         with refused():
             return await self.service.submit(game_id, user_id, move, expected_version=version)
 
-    async def view(self, game_id: str, user_id: int | None) -> dict[str, Any] | None:
+    async def view(self, game_id: str, user_id: int | None) -> ViewDict | None:
         """The view, or None for a game that is gone."""
         self.reads["spectator" if user_id is None else "player"] += 1
         try:
@@ -183,13 +192,13 @@ class ServicePort:
 
     async def stats(
         self, *, chat_id: int | None = None, user_id: int | None = None
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """A group's leaderboard (``chat_id``) or one user's record."""
         if chat_id is not None:
             return await self.service.stats_for_chat(chat_id)
         return await self.service.stats_for_user(int(user_id or 0))
 
-    async def history(self, user_id: int, limit: int = 10) -> list[dict[str, Any]]:
+    async def history(self, user_id: int, limit: int = 10) -> list[HistoryEntry]:
         """The user's finished games, newest first ("My games")."""
         return await self.service.history(user_id, limit)
 

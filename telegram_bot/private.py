@@ -22,6 +22,7 @@ from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from core.engine.shapes import MoveDict, ViewDict
 from telegram_bot import callbacks as cb
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
@@ -225,8 +226,8 @@ async def submit_move(
     update: Update,
     context: ContextTypes.DEFAULT_TYPE,
     game_id: str,
-    before: dict[str, Any],
-    move: dict[str, Any],
+    before: ViewDict,
+    move: MoveDict,
     t: Translator,
     surface: Surface | None = None,
     *,
@@ -310,7 +311,7 @@ def pressed_label(query: Any) -> str | None:
     return None
 
 
-def still_meant(query: Any, view: dict[str, Any], t: Translator) -> dict[str, Any] | None:
+def still_meant(query: Any, view: ViewDict, t: Translator) -> MoveDict | None:
     """The current legal move a stale "Ready"/"Take my seat back" press stands for."""
     label = pressed_label(query)
     if label is None:
@@ -325,7 +326,7 @@ def still_meant(query: Any, view: dict[str, Any], t: Translator) -> dict[str, An
     )
 
 
-def done_already(query: Any, view: dict[str, Any], t: Translator) -> str | None:
+def done_already(query: Any, view: ViewDict, t: Translator) -> str | None:
     """One clear answer to a repeated press of a "Ready"/"Take my seat back" button whose
     move is already made."""
     label = pressed_label(query)
@@ -335,15 +336,13 @@ def done_already(query: Any, view: dict[str, Any], t: Translator) -> str | None:
         return "✅ " + t.gettext("The next round has begun.")
     if label == texts.move_label(t, view, {"type": "take_seat_back"}):
         mine = (view.get("you") or {}).get("seat")
-        seat: dict[str, Any] = next(
-            (s for s in view.get("seats") or [] if s.get("seat") == mine), {}
-        )
+        seat = next((s for s in view.get("seats") or [] if s.get("seat") == mine), None)
         if seat and not seat.get("away"):
             return "🙋 " + t.gettext("You have your seat back.")
     return None
 
 
-def private_results(t: Translator, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def private_results(t: Translator, before: ViewDict, after: ViewDict) -> list[str]:
     """What the move taught this player alone: a goal seen with a map, a role inspected."""
     out = []
     old_goals = {g.get("goal") for g in (before.get("you") or {}).get("known_goals") or []}

@@ -16,6 +16,7 @@ from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from core.engine.shapes import ViewDict
 from telegram_bot import callbacks as cb
 from telegram_bot import texts
 from telegram_bot.again import on_again
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 ALERT_MAX = 200
 
 
-def secrets_alert(t: Translator, view: dict) -> str:
+def secrets_alert(t: Translator, view: ViewDict) -> str:
     text = texts.secrets_text(t, view)
     if len(text) <= ALERT_MAX:
         return text

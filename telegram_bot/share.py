@@ -8,11 +8,10 @@ service (``GameService.use_sharing``) when the bot is built.
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Bot, InlineQueryResultArticle, InputTextMessageContent
 from telegram.constants import ParseMode
 
+from core.engine.shapes import ViewDict
 from core.service import UserRef
 from telegram_bot import texts
 from telegram_bot.i18n import translator
@@ -24,7 +23,7 @@ class TelegramSharing:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
-    async def prepare_result(self, user: UserRef, view: dict[str, Any]) -> str:
+    async def prepare_result(self, user: UserRef, view: ViewDict) -> str:
         t = translator(user.language)
         game_id = str(view.get("game_id", ""))
         article = InlineQueryResultArticle(

@@ -8,11 +8,11 @@ private texts take that player's own view.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Sequence
 
 from core.cells import cell_name
 from core.engine import EVENT_SPECS, MOVE_SPECS
+from core.engine.shapes import EventDict, MoveDict, SeatDict, ViewDict
 from core.service.lobby_settings import LEVELS
 from telegram_bot.i18n import Translator
 
@@ -36,7 +36,7 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def display_name(t: Translator, s: Mapping[str, Any]) -> str:
+def display_name(t: Translator, s: SeatDict) -> str:
     """A seat's name for this reader: a computer seat's in the reader's language (the view's
     ``computer_no``), anyone else's as they wrote it."""
     number = s.get("computer_no")
@@ -45,7 +45,7 @@ def display_name(t: Translator, s: Mapping[str, Any]) -> str:
     return str(s.get("name") or f"#{int(s.get('seat') or 0) + 1}")
 
 
-def seat_name(t: Translator, view: Mapping[str, Any], seat: int | None) -> str:
+def seat_name(t: Translator, view: ViewDict, seat: int | None) -> str:
     if seat is None:
         return "—"
     for s in view.get("seats", []):
@@ -72,7 +72,7 @@ def level_name(t: Translator, level: str) -> str:
     return t.pgettext("level", level) if level in LEVELS else level
 
 
-def options_summary(t: Translator, view: dict[str, Any]) -> str:
+def options_summary(t: Translator, view: ViewDict) -> str:
     opts = view.get("options") or {}
     on = [t.pgettext("option", k) for k, v in sorted(opts.items()) if v is True and k != "rounds"]
     return ", ".join(on) if on else t.gettext("standard rules")
@@ -81,7 +81,7 @@ def options_summary(t: Translator, view: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- lobby (group)
 def lobby_text(
     t: Translator,
-    view: dict[str, Any],
+    view: ViewDict,
     *,
     autostart_in: int | None = None,
     turn_time: int | None = None,
@@ -149,11 +149,11 @@ def picture_labels(t: Translator) -> dict[str, str]:
     }
 
 
-def front_icons(seat: dict[str, Any]) -> str:
+def front_icons(seat: SeatDict) -> str:
     return "".join(FRONT_ICON.get(str(c), "") for c in seat.get("in_front") or [])
 
 
-def board_caption(t: Translator, view: dict[str, Any]) -> str:
+def board_caption(t: Translator, view: ViewDict) -> str:
     """The group caption: public facts only (the spectator view holds nothing else)."""
     status = view.get("status")
     edition = t.pgettext("edition", str(view.get("edition", "classic")))
@@ -220,7 +220,7 @@ def _fit_lines(lines: list[str], limit: int) -> str:
     return "\n".join(out)
 
 
-def last_event(t: Translator, view: dict[str, Any]) -> str | None:
+def last_event(t: Translator, view: ViewDict) -> str | None:
     log = view.get("log") or []
     for entry in reversed(log):
         text = event_text(t, view, entry)
@@ -229,7 +229,7 @@ def last_event(t: Translator, view: dict[str, Any]) -> str | None:
     return None
 
 
-def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | None:
+def event_text(t: Translator, view: ViewDict, e: EventDict) -> str | None:
     """One public log entry in words (unknown codes are skipped, never guessed)."""
     who = esc(seat_name(t, view, e.get("seat")))
     target = esc(seat_name(t, view, e.get("target_seat")))
@@ -272,13 +272,13 @@ def event_text(t: Translator, view: dict[str, Any], e: dict[str, Any]) -> str | 
     return None
 
 
-def _cell(e: Mapping[str, Any]) -> str:
+def _cell(e: EventDict | MoveDict) -> str:
     """The cell name of an entry's x, y (the picture's rim labels use the same names)."""
     x, y = e.get("x"), e.get("y")
     return cell_name(x, y) if isinstance(x, int) and isinstance(y, int) else "?"
 
 
-def round_result_text(t: Translator, view: dict[str, Any]) -> str:
+def round_result_text(t: Translator, view: ViewDict) -> str:
     """Round-end reveal for the group (public at round end: RULES §8)."""
     rr = view.get("round_result") or {}
     winners = str(rr.get("winners") or "nobody")
@@ -289,7 +289,7 @@ def round_result_text(t: Translator, view: dict[str, Any]) -> str:
     gold_goal = rr.get("gold_goal")
     if gold_goal is not None:
         lines.append(t.gettext("The gold was under the {goal}.", goal=goal_name(t, int(gold_goal))))
-    roles = rr.get("roles") or [s.get("role") for s in view.get("seats", [])]
+    roles: Sequence[str | None] = rr.get("roles") or [s.get("role") for s in view.get("seats", [])]
     for s in view.get("seats", []):
         i = s.get("seat", 0)
         role = roles[i] if isinstance(roles, list) and i < len(roles) else s.get("role")
@@ -299,9 +299,9 @@ def round_result_text(t: Translator, view: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def final_text(t: Translator, view: dict[str, Any]) -> str:
+def final_text(t: Translator, view: ViewDict) -> str:
     seats = view.get("seats", [])
-    final = view.get("final") or {}
+    final = view.get("final")
     gold = final.get("gold") if isinstance(final, dict) else None
     totals = [
         (
@@ -322,12 +322,12 @@ def final_text(t: Translator, view: dict[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------- private
-def hand_lines(t: Translator, view: dict[str, Any]) -> list[str]:
+def hand_lines(t: Translator, view: ViewDict) -> list[str]:
     you = view.get("you") or {}
     return [f"{i + 1}. {t.card(str(c.get('card')))}" for i, c in enumerate(you.get("hand") or [])]
 
 
-def secrets_text(t: Translator, view: dict[str, Any]) -> str:
+def secrets_text(t: Translator, view: ViewDict) -> str:
     """What only this player knows: role, peeked goals, inspected roles."""
     you = view.get("you") or {}
     parts = [t.gettext("Your role: {role}", role=t.role(you.get("role")))]
@@ -344,7 +344,7 @@ def secrets_text(t: Translator, view: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) -> str:
+def panel_text(t: Translator, view: ViewDict, title: str | None = None) -> str:
     you = view.get("you") or {}
     lines = []
     if title:
@@ -382,11 +382,11 @@ def panel_text(t: Translator, view: dict[str, Any], title: str | None = None) ->
     return "\n".join(lines)
 
 
-def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+def move_label(t: Translator, view: ViewDict, move: MoveDict) -> str:
     """A short button label for one legal move of this player."""
     kind = move.get("type")
     hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
-    card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
+    card = t.card(str(hand.get(move.get("card") or "", ""))) if move.get("card") else ""
     target = seat_name(t, view, move.get("target_seat"))
     if kind == "place_path":
         turn = " ↻" if move.get("rotated") else ""
@@ -425,9 +425,9 @@ def move_label(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str
     return card or str(kind)
 
 
-def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+def played_text(t: Translator, view: ViewDict, move: MoveDict) -> str:
     hand = {c.get("id"): c.get("card") for c in (view.get("you") or {}).get("hand") or []}
-    card = t.card(str(hand.get(move.get("card"), ""))) if move.get("card") else ""
+    card = t.card(str(hand.get(move.get("card") or "", ""))) if move.get("card") else ""
     label = move_label(t, view, move)
     return "✔ " + (
         f"{card} {label}"
@@ -436,13 +436,13 @@ def played_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> st
     )
 
 
-def confirm_text(t: Translator, view: dict[str, Any], move: dict[str, Any]) -> str:
+def confirm_text(t: Translator, view: ViewDict, move: MoveDict) -> str:
     """The question of the confirm step: the whole move in words, card included."""
     move_text = "<b>" + esc(played_text(t, view, move).removeprefix("✔ ")) + "</b>"
     return "👉 " + t.gettext("{move}?", move=move_text)
 
 
-def discard_prompt(t: Translator, view: dict[str, Any]) -> str:
+def discard_prompt(t: Translator, view: ViewDict) -> str:
     moves = view.get("legal_moves") or []
     several = any(len(m.get("cards") or []) > 1 for m in moves if m.get("type") in ("discard",))
     if several:

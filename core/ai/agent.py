@@ -12,12 +12,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from core.ai import policy
 from core.ai.policy import make_ctx, score_move
 from core.ai.search import Budget, search
 from core.ai.worlds import WorldSampler
+from core.engine.shapes import MoveDict, ViewDict
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +48,7 @@ ROLLOUT = Level(noise=0.4, random_move=0.0, careful=False, lookahead=0)
 _TRIVIAL = {"next_round", "steal"}
 
 
-def _rng(view: Mapping[str, Any], level: str, seed: int) -> random.Random:
+def _rng(view: ViewDict, level: str, seed: int) -> random.Random:
     you = view.get("you") or {}
     pos = view.get("version", len(view.get("log") or ()))
     return random.Random(
@@ -56,7 +56,7 @@ def _rng(view: Mapping[str, Any], level: str, seed: int) -> random.Random:
     )
 
 
-def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) -> dict[str, Any]:
+def choose_move(view: ViewDict, *, level: str = "normal", seed: int) -> MoveDict:
     """One of `view["legal_moves"]`; ValueError when the seat may not act."""
     moves = list(view.get("legal_moves") or ())
     if not moves:
@@ -67,12 +67,12 @@ def choose_move(view: Mapping[str, Any], *, level: str = "normal", seed: int) ->
     return _decide(view, moves, lv, _rng(view, level, seed))
 
 
-def _rollout_move(view: Mapping[str, Any], seed: int) -> dict[str, Any]:
+def _rollout_move(view: ViewDict, seed: int) -> MoveDict:
     moves = list(view.get("legal_moves") or ())
     return _decide(view, moves, ROLLOUT, random.Random(seed))
 
 
-def _sampler(view: Mapping[str, Any], ctx: policy.Ctx) -> WorldSampler | None:
+def _sampler(view: ViewDict, ctx: policy.Ctx) -> WorldSampler | None:
     """The worlds of this view, or None for a view the engine did not write."""
     try:
         return WorldSampler(view, ctx.bel, ctx.probs)
@@ -80,16 +80,14 @@ def _sampler(view: Mapping[str, Any], ctx: policy.Ctx) -> WorldSampler | None:
         return None
 
 
-def _decide(
-    view: Mapping[str, Any], moves: list[Mapping[str, Any]], lv: Level, rng: random.Random
-) -> dict[str, Any]:
+def _decide(view: ViewDict, moves: list[MoveDict], lv: Level, rng: random.Random) -> MoveDict:
     if len(moves) == 1:
-        return dict(moves[0])
+        return moves[0].copy()
     kinds = {m.get("type") for m in moves}
     if kinds <= {"next_round"}:
-        return dict(moves[0])
+        return moves[0].copy()
     if lv.random_move and not kinds & _TRIVIAL and rng.random() < lv.random_move:
-        return dict(rng.choice(moves))
+        return rng.choice(moves).copy()
     ctx = make_ctx(view, careful=lv.careful)
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
     if lv.lookahead and policy.SAB_FIT_W and ctx.kind == "saboteur" and not ctx.expansion:
@@ -112,4 +110,4 @@ def _decide(
         if budget is not None and sampler is not None:
             scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
-    return dict(moves[best_i])
+    return moves[best_i].copy()

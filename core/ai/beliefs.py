@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from core.ai.board_model import INF
 from core.ai.events import Event, board_history, round_events
@@ -31,6 +30,7 @@ from core.ai.knowledge import (
     role_kind,
     saboteur_prior,
 )
+from core.engine.shapes import ViewDict
 
 CAP = 14
 # A digger that forgives like a human table does. Unforgiving (cap 99, first act 1.0,
@@ -94,7 +94,7 @@ class MazeHistory:
 
 
 def maze_history(
-    view: Mapping[str, object], events: list[Event], cache: dict[int, dict[int, int]] | None = None
+    view: ViewDict, events: list[Event], cache: dict[int, dict[int, int]] | None = None
 ) -> MazeHistory:
     """How each maze event changed the distances (this seat's knowledge, in hindsight).
 
@@ -132,7 +132,7 @@ def maze_history(
 
 
 def infer_goals(
-    view: Mapping[str, object], events: list[Event], hist: MazeHistory, state: BeliefState
+    view: ViewDict, events: list[Event], hist: MazeHistory, state: BeliefState
 ) -> dict[int, float]:
     """Goal probabilities sharpened by what trusted map users did afterwards.
 
@@ -176,7 +176,7 @@ def infer_goals(
 
 
 def compute(
-    view: Mapping[str, Any], *, careful: bool = True, cache: dict[int, dict[int, int]] | None = None
+    view: ViewDict, *, careful: bool = True, cache: dict[int, dict[int, int]] | None = None
 ) -> BeliefState:
     you = view.get("you") or {}
     me = you.get("seat")
@@ -265,7 +265,7 @@ def compute(
     return state
 
 
-def beliefs(view: Mapping[str, object]) -> dict[int, float]:
+def beliefs(view: ViewDict) -> dict[int, float]:
     """Per-seat probability of being on the saboteurs' side (saboteur; in Saboteur 2
     also the profiteer), as this seat sees it. The seat itself gets 0 or 1."""
     st = compute(view)

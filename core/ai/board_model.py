@@ -15,10 +15,10 @@ moves.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from core.ai.cards import DIRS, OPPOSITE, PATHS, PathInfo
+from core.engine.shapes import ViewDict
 
 INF = 99
 GOAL_CELLS: tuple[tuple[int, int], ...] = ((8, -2), (8, 0), (8, 2))
@@ -79,7 +79,7 @@ class Board:
         self.bounded = bounded
 
     @classmethod
-    def from_view(cls, view: Mapping[str, Any]) -> Board:
+    def from_view(cls, view: ViewDict) -> Board:
         cells: dict[Cell, Placed] = {}
         for c in view.get("board") or ():
             cells[(int(c["x"]), int(c["y"]))] = Placed(str(c["card"]), bool(c.get("rotated")))

@@ -9,31 +9,29 @@ entries a client view carries: the search draws its worlds from everything the t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from core.ai.agent import choose_move
 from core.engine import GameState, view_for
+from core.engine.shapes import MoveDict, ViewDict
 
 AI_LOG_LIMIT = 400  # a classic round writes < 120 entries, a Saboteur 2 round < 250
 
 
-def ai_view(state: GameState, seat: int) -> dict[str, Any]:
+def ai_view(state: GameState, seat: int) -> ViewDict:
     """The seat's view with the public log long enough to hold the whole round."""
     return view_for(state, seat, log_limit=AI_LOG_LIMIT)
 
 
 def decide(
-    source: GameState | Mapping[str, Any],
+    source: GameState | ViewDict,
     seat: int | None = None,
     level: str = "normal",
     seed: int = 0,
-) -> dict[str, Any]:
+) -> MoveDict:
     """One legal move for `seat`: from a game state (with `seat`), or from a view."""
     if isinstance(source, GameState):
         if seat is None:
             raise ValueError("a seat is needed to decide from a game state")
-        view: Mapping[str, Any] = ai_view(source, seat)
+        view: ViewDict = ai_view(source, seat)
     else:
         view = source
         if seat is not None and (view.get("you") or {}).get("seat") != seat:

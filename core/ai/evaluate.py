@@ -18,13 +18,13 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from core import engine
 from core.ai.agent import choose_move
 from core.ai.beliefs import beliefs
 from core.ai.knowledge import is_saboteur_side, role_kind
 from core.engine import GameConfig, GameState
+from core.engine.shapes import ViewDict
 
 
 def parse_kind(kind: str) -> tuple[str, str]:
@@ -110,7 +110,7 @@ class Tally:
         return out
 
 
-def belief_hit_rate(view: Mapping[str, Any], roles: list[str]) -> float | None:
+def belief_hit_rate(view: ViewDict, roles: list[str]) -> float | None:
     """Share of true saboteur-side seats among this seat's top-s suspects (None: s=0)."""
     me = (view.get("you") or {}).get("seat")
     bad = {i for i, r in enumerate(roles) if is_saboteur_side(role_kind(r)) and i != me}

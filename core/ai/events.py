@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from core.ai.board_model import GOAL_CELLS, Board
 from core.ai.cards import PATHS
 from core.engine import EventCode
+from core.engine.shapes import EventDict, ViewDict
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ def normalise(e: Mapping[str, object]) -> Event:
     return Event(kind, seat, card, target=_int(e.get("target_seat")), goal=_int(e.get("goal")))
 
 
-def round_entries(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def round_entries(view: ViewDict) -> list[EventDict]:
     """Log entries of the current round, oldest first (from its round_started entry on)."""
     log = [e for e in (view.get("log") or ()) if isinstance(e, Mapping)]
     start = 0
@@ -90,11 +90,11 @@ def round_entries(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return log[start:]
 
 
-def round_events(view: Mapping[str, object]) -> list[Event]:
+def round_events(view: ViewDict) -> list[Event]:
     return [normalise(e) for e in round_entries(view)]
 
 
-def board_history(view: Mapping[str, object], events: list[Event]) -> list[Board]:
+def board_history(view: ViewDict, events: list[Event]) -> list[Board]:
     """The maze before each event (list of len(events) + 1; the last is the current one).
 
     Rebuilt backwards from the current maze: a placed card is lifted, a rockfall puts

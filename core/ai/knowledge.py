@@ -7,11 +7,10 @@ from the allow-listed view fields only, keeps the hidden-state guarantee easy to
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from core.ai.cards import BREAK_CARDS
+from core.engine.shapes import ViewDict
 
 # role families ------------------------------------------------------------------------
 
@@ -53,7 +52,7 @@ class SeatInfo:
     role: str  # role_kind of a revealed role, else "unknown"
 
 
-def seat_infos(view: Mapping[str, Any]) -> dict[int, SeatInfo]:
+def seat_infos(view: ViewDict) -> dict[int, SeatInfo]:
     out: dict[int, SeatInfo] = {}
     for s in view.get("seats") or ():
         front = [str(c) for c in (s.get("in_front") or ())]
@@ -68,13 +67,13 @@ def seat_infos(view: Mapping[str, Any]) -> dict[int, SeatInfo]:
     return out
 
 
-def hand_cards(view: Mapping[str, Any]) -> dict[str, str]:
+def hand_cards(view: ViewDict) -> dict[str, str]:
     """Instance id -> catalogue id for the seat's own hand."""
     you = view.get("you") or {}
     return {str(c["id"]): str(c["card"]) for c in (you.get("hand") or ())}
 
 
-def goal_probs(view: Mapping[str, Any], *, private: bool = True) -> dict[int, float]:
+def goal_probs(view: ViewDict, *, private: bool = True) -> dict[int, float]:
     """Probability that each face-down goal is the gold.
 
     Revealed goals and (when `private`) the goals this seat looked at with a map decide
@@ -100,7 +99,7 @@ def goal_probs(view: Mapping[str, Any], *, private: bool = True) -> dict[int, fl
     return {g: (1.0 / len(open_) if g in open_ else 0.0) for g in ids}
 
 
-def known_roles(view: Mapping[str, Any]) -> dict[int, str]:
+def known_roles(view: ViewDict) -> dict[int, str]:
     """Roles this seat inspected (not stale) plus roles shown to everyone."""
     out: dict[int, str] = {}
     for s in view.get("seats") or ():
@@ -112,7 +111,7 @@ def known_roles(view: Mapping[str, Any]) -> dict[int, str]:
     return out
 
 
-def saboteur_prior(view: Mapping[str, Any], my_kind: str) -> float:
+def saboteur_prior(view: ViewDict, my_kind: str) -> float:
     """Chance that another seat is a saboteur before any move is seen."""
     n = len(view.get("seats") or ()) or 5
     opts = view.get("options") or {}
@@ -135,7 +134,7 @@ def saboteur_prior(view: Mapping[str, Any], my_kind: str) -> float:
     return max(0.02, min(0.9, sabs / max(1, cards - 1)))
 
 
-def expected_saboteurs(view: Mapping[str, Any]) -> float:
+def expected_saboteurs(view: ViewDict) -> float:
     n = len(view.get("seats") or ()) or 5
     if view.get("edition") == "expansion":
         return 3 * n / 15

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from core.ai.beliefs import CAP, BeliefState, compute, objective
 from core.ai.board_model import INF, Board, Placed
@@ -28,6 +28,7 @@ from core.ai.knowledge import (
     role_kind,
     seat_infos,
 )
+from core.engine.shapes import MoveDict, ViewDict
 
 REVEAL_GOLD = 60.0
 ORDER_W = 1.0
@@ -70,7 +71,7 @@ PUBLIC_KEYS = ("edition", "options", "round", "seats", "board", "goals", "deck_s
 
 @dataclass(slots=True)
 class Ctx:
-    view: Mapping[str, Any]
+    view: ViewDict
     me: int
     kind: str
     expansion: bool
@@ -169,7 +170,7 @@ def _exp(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
     return objective(d, probs)
 
 
-def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
+def make_ctx(view: ViewDict, careful: bool) -> Ctx:
     you = view.get("you") or {}
     me = int(you.get("seat") or 0)
     kind = role_kind(you.get("role"))
@@ -199,7 +200,8 @@ def make_ctx(view: Mapping[str, Any], careful: bool) -> Ctx:
         ctx.thin = max(0.0, min(1.0, (AGGR_REF - es / (n - es)) / 0.2))
     if careful and ctx.bad:
         # the same table seen by someone who knows nothing private
-        outsider = {k: view.get(k) for k in PUBLIC_KEYS}
+        # (a view whose keys are PUBLIC_KEYS, None where this view has none)
+        outsider = cast(ViewDict, {k: view.get(k) for k in PUBLIC_KEYS})
         outsider["you"] = {"seat": None, "role": None, "known_goals": [], "known_roles": []}
         ctx.public_suspicion = compute(outsider, careful=True, cache=cache).p(me)
     return ctx
@@ -275,7 +277,7 @@ def exposure_weight(ctx: Ctx, d_now: float) -> float:
     return EARLY_EXPOSURE * (1.0 - AGGR_EARLY * ctx.thin)
 
 
-def score_place(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
+def score_place(ctx: Ctx, move: MoveDict, lookahead: bool = False) -> float:
     card = ctx.hand.get(str(move.get("card")), "")
     info = PATHS.get(card)
     x, y, rot = int(move["x"]), int(move["y"]), bool(move.get("rotated"))
@@ -339,7 +341,7 @@ def quiet_tunnel(ctx: Ctx, info: PathInfo | None, gain: float, pub_delta: float)
     )
 
 
-def fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
+def fit_bonus(ctx: Ctx, move: MoveDict) -> float:
     """What the fit-aware route length adds to a re-ranked placement's score: the fit
     gain minus the plain gain already counted (classic diggers only)."""
     if not FIT_W or ctx.expansion or ctx.kind != "digger":
@@ -348,7 +350,7 @@ def fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     return FIT_W * 10.0 * (ctx.fit_gain(board, card) - gain)
 
 
-def sab_fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
+def sab_fit_bonus(ctx: Ctx, move: MoveDict) -> float:
     """What the fit-aware block adds beyond the plain block (classic saboteurs only)."""
     if not SAB_FIT_W or ctx.expansion or ctx.kind != "saboteur":
         return 0.0
@@ -356,7 +358,7 @@ def sab_fit_bonus(ctx: Ctx, move: Mapping[str, object]) -> float:
     return SAB_FIT_W * 10.0 * (ctx.sab_fit_block(board) + gain)
 
 
-def _placed(ctx: Ctx, move: Mapping[str, Any]) -> tuple[str, Board, float]:
+def _placed(ctx: Ctx, move: MoveDict) -> tuple[str, Board, float]:
     """(card, the maze after the placement, the plain gain), from the lookahead's cache
     when it scored this placement."""
     card = ctx.hand.get(str(move.get("card")), "")
@@ -369,7 +371,7 @@ def _placed(ctx: Ctx, move: Mapping[str, Any]) -> tuple[str, Board, float]:
 
 
 def sab_fit_rescore(
-    ctx: Ctx, moves: list[Mapping[str, Any]], scored: list[tuple[float, int]]
+    ctx: Ctx, moves: list[MoveDict], scored: list[tuple[float, int]]
 ) -> dict[int, float]:
     """New scores of a saboteur's SAB_FIT_TOP best placements, chosen by score with
     plain progress not held against them (nor the quiet-tunnel bonus), each plus its
@@ -461,7 +463,7 @@ def fits(
     return touching and linked
 
 
-def score_rockfall(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def score_rockfall(ctx: Ctx, move: MoveDict) -> float:
     x, y = int(move["x"]), int(move["y"])
     d0, _, p0 = ctx.measure(ctx.board)
     removed = ctx.board.cells.get((x, y))
@@ -482,7 +484,7 @@ def score_rockfall(ctx: Ctx, move: Mapping[str, Any]) -> float:
     return s if gain > 0 else min(s, -4.0)
 
 
-def score_map(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def score_map(ctx: Ctx, move: MoveDict) -> float:
     goal = int(move.get("goal", -1))
     p = ctx.probs.get(goal, 0.0)
     known = {int(k["goal"]) for k in (ctx.view.get("you") or {}).get("known_goals") or ()}
@@ -504,8 +506,16 @@ def score_map(ctx: Ctx, move: Mapping[str, Any]) -> float:
     return base + 2.0 * p - 0.15 * min(d, CAP)
 
 
-def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
-    t = int(move.get("target_seat", -1))
+def _target(move: MoveDict) -> int:
+    """The seat a card is played on (-1 without one; never None on such a move)."""
+    t = move.get("target_seat", -1)
+    if t is None:
+        raise TypeError("this move names no seat")
+    return int(t)
+
+
+def score_break(ctx: Ctx, move: MoveDict, trap: bool = False) -> float:
+    t = _target(move)
     info = ctx.seats.get(t)
     if info is None or t == ctx.me:
         return -10.0
@@ -529,8 +539,8 @@ def score_break(ctx: Ctx, move: Mapping[str, Any], trap: bool = False) -> float:
     return s + (1.0 if trap else 0.0)
 
 
-def score_repair(ctx: Ctx, move: Mapping[str, Any]) -> float:
-    t = int(move.get("target_seat", -1))
+def score_repair(ctx: Ctx, move: MoveDict) -> float:
+    t = _target(move)
     info = ctx.seats.get(t)
     if info is None:
         return -10.0
@@ -553,7 +563,7 @@ def score_discard(ctx: Ctx, cards: list[str]) -> float:
     return s
 
 
-def score_move(ctx: Ctx, move: Mapping[str, Any], lookahead: bool = False) -> float:
+def score_move(ctx: Ctx, move: MoveDict, lookahead: bool = False) -> float:
     t = move.get("type")
     if t == "place_path":
         return score_place(ctx, move, lookahead)

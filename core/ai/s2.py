@@ -8,16 +8,16 @@ to be an enemy, discard-to-remove frees a blocked digger who holds path cards.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from core.ai.cards import PATHS
+from core.engine.shapes import MoveDict
 
 if TYPE_CHECKING:
     from core.ai.policy import Ctx
 
 
-def score_s2(ctx: Ctx, move: Mapping[str, Any]) -> float:
+def score_s2(ctx: Ctx, move: MoveDict) -> float:
     from core.ai.policy import enemy_p, keep_value
 
     t = move.get("type")

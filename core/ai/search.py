@@ -16,9 +16,8 @@ is the same on any machine; docs/benchmarks/ai.md has its CPU cost.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from core.ai.board_model import INF, Board
 from core.ai.cards import BREAK_CARDS
@@ -26,6 +25,7 @@ from core.ai.knowledge import is_saboteur_side, role_kind
 from core.ai.worlds import WorldSampler
 from core.engine import GameState, IllegalMove, StateError, actor, apply_move, phase, view_for
 from core.engine.cards import GOLD
+from core.engine.shapes import MoveDict, ViewDict
 
 WIN = 100.0  # a round won, in the heuristic's unit (10 = one card of progress)
 GOLD_W = 5.0  # per nugget won in the round
@@ -39,7 +39,7 @@ MAX_PLIES = 5  # a rollout's default length: the next seats up to this many
 # adding it twice outweighed a saboteur's exposure cost (docs/benchmarks/ai.md).
 REACTION = True
 
-Decide = Callable[[Mapping[str, Any], int], dict[str, Any]]
+Decide = Callable[[ViewDict, int], MoveDict]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +99,9 @@ def value(state: GameState, me: int) -> float:
     return -10.0 * d_any + tools
 
 
-def _to_world(move: Mapping[str, Any], ids: dict[str, str]) -> dict[str, Any]:
+def _to_world(move: MoveDict, ids: dict[str, str]) -> MoveDict:
     """The move with its card instance ids translated into the world's."""
-    out = dict(move)
+    out = move.copy()
     if "card" in out and str(out["card"]) in ids:
         out["card"] = ids[str(out["card"])]
     if "cards" in out:
@@ -124,8 +124,8 @@ def _rollout(state: GameState, plies: int, decide: Decide, rng: random.Random) -
 
 
 def search(
-    view: Mapping[str, Any],
-    moves: list[Mapping[str, Any]],
+    view: ViewDict,
+    moves: list[MoveDict],
     scored: list[tuple[float, int]],
     sampler: WorldSampler,
     budget: Budget,
@@ -150,8 +150,8 @@ def search(
 
 
 def _verdicts(
-    view: Mapping[str, Any],
-    moves: list[Mapping[str, Any]],
+    view: ViewDict,
+    moves: list[MoveDict],
     cands: list[int],
     sampler: WorldSampler,
     worlds: int,

@@ -15,7 +15,6 @@ import math
 import random
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 from core.ai.beliefs import BeliefState
 from core.ai.knowledge import known_roles, role_kind
@@ -23,6 +22,7 @@ from core.engine import CURRENT_CATALOGUE, GameConfig, GameState, state_from_pos
 from core.engine.cards import CARD_LIST, GOLD
 from core.engine.log import Log
 from core.engine.setup import role_cards
+from core.engine.shapes import EventDict, ViewDict
 
 # log events whose card (and removed card) went to the discard pile face up
 _TO_DISCARD = frozenset(
@@ -35,7 +35,7 @@ def _sig(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, x))))
 
 
-def round_log(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def round_log(view: ViewDict) -> list[EventDict]:
     """The view's log entries of the current round (from its round_started entry on)."""
     log = list(view.get("log") or ())
     for i in range(len(log) - 1, -1, -1):
@@ -47,9 +47,12 @@ def round_log(view: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 class WorldSampler:
     """Everything fixed by the view, computed once; `sample(rng)` draws one world."""
 
-    def __init__(self, view: Mapping[str, Any], bel: BeliefState, probs: Mapping[int, float]):
+    def __init__(self, view: ViewDict, bel: BeliefState, probs: Mapping[int, float]):
         you = view.get("you") or {}
-        self.me = int(you["seat"])
+        me = you["seat"]
+        if me is None:
+            raise TypeError("a spectator's view has no world to draw")
+        self.me = int(me)
         self.view = view
         self.bel = bel
         self.probs = dict(probs)
@@ -64,7 +67,7 @@ class WorldSampler:
         self.hand = [str(c["card"]) for c in you.get("hand") or ()]
         self.hand_sizes = [int(s.get("hand_size") or 0) for s in seats]
         self.in_front = [[str(c) for c in s.get("in_front") or ()] for s in seats]
-        self.maze: list[list[Any]] = []
+        self.maze: list[list[object]] = []  # [x, y, card, rotated]
         goal_cells = {(int(g["x"]), int(g["y"])): int(g["goal"]) for g in view.get("goals") or ()}
         self.fixed_goals: dict[int, str] = {}
         on_board: Counter[str] = Counter()
@@ -119,8 +122,8 @@ class WorldSampler:
             seen.update(front)
         unseen = deck - seen
         self.known_discard: list[str] = []
-        for card, k in sorted(known_discard.items()):
-            take = min(k, unseen[card])
+        for card, count in sorted(known_discard.items()):
+            take = min(count, unseen[card])
             self.known_discard += [card] * take
             unseen[card] -= take
         self.unseen = sorted(unseen.elements())
@@ -142,7 +145,7 @@ class WorldSampler:
         for s, seat in enumerate(seats):
             self.gold[s] = 1 if seat.get("has_gold") else 0
         self.gold[self.me] = int(you.get("gold") or 0)
-        self.log = Log.of(dict(e) for e in entries) if entries else None
+        self.log = Log.of(e.copy() for e in entries) if entries else None
         self.seq = int(view.get("seq") or 0)
         self.round = int(view.get("round") or 1)
         self.my_known_roles = [
@@ -209,7 +212,7 @@ class WorldSampler:
                 cards = cards[k:]
         aside, cards = cards[: self.removed], cards[self.removed :]
         pile, rest = cards[: self.deck_size], cards[self.deck_size :]
-        doc: dict[str, Any] = {
+        doc: dict[str, object] = {
             "edition": self.edition,
             "players": self.n,
             "options": self.options,

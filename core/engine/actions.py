@@ -4,13 +4,13 @@ and declaration of each move type (registry.py)."""
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from .board import GOAL_CELLS, GOAL_SET, LIMIT, START_KEY, key
 from .cards import CARD_INDEX, CARD_LIST, MASK, SYMMETRIC, TOOLS
 from .codes import EventCode, FieldKind, MoveType, Phase
 from .reasons import IllegalMove, Reason
 from .registry import EventSpec, MoveSpec, Play, declare
+from .shapes import MoveDict
 from .state import GameState, RoundState
 from .turn import Turn, can_place_path, drop, take_cards, target
 
@@ -23,7 +23,7 @@ EV_TOOL_BROKEN = EventCode.TOOL_BROKEN
 EV_TOOL_REPAIRED = EventCode.TOOL_REPAIRED
 
 
-Out = list[dict[str, object]]
+Out = list[MoveDict]
 CARD = ("card", FieldKind.TEXT)
 SEAT = ("target_seat", FieldKind.INT)
 X, Y = ("x", FieldKind.INT), ("y", FieldKind.INT)
@@ -45,7 +45,7 @@ def _path_bits(idx: int) -> tuple[tuple[int, bool], ...]:
 PATH_BITS = tuple(_path_bits(i) for i in range(len(CARD_LIST)))
 
 
-def _place(t: Turn, m: dict[str, Any], idx: int) -> None:
+def _place(t: Turn, m: MoveDict, idx: int) -> None:
     rs = t.rs
     if not can_place_path(rs, t.seat):
         front = rs.in_front[t.seat]
@@ -109,7 +109,7 @@ declare(
 # ------------------------------------------------------------------ break_tool
 
 
-def _break(t: Turn, m: dict[str, object], idx: int) -> None:
+def _break(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     cid = CARD_LIST[idx].id
     if cid in t.front(s):
@@ -147,7 +147,7 @@ declare(
 # ------------------------------------------------------------------ repair_tool
 
 
-def _repair(t: Turn, m: dict[str, object], idx: int) -> None:
+def _repair(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m)
     tool = m["tool"]
     c = CARD_LIST[idx]
@@ -196,7 +196,7 @@ declare(
 # ------------------------------------------------------------------ rockfall
 
 
-def _rockfall(t: Turn, m: dict[str, Any], idx: int) -> None:
+def _rockfall(t: Turn, m: MoveDict, idx: int) -> None:
     x, y = m["x"], m["y"]
     board = t.rs.board
     o = board.path_at(x, y)
@@ -237,7 +237,7 @@ declare(
 # ------------------------------------------------------------------ map
 
 
-def _map(t: Turn, m: dict[str, Any], idx: int) -> None:
+def _map(t: Turn, m: MoveDict, idx: int) -> None:
     g = m["goal"]
     if not 0 <= g <= 2:
         raise IllegalMove(Reason.BAD_TARGET, "goal is 0, 1 or 2")
@@ -272,7 +272,7 @@ declare(
 # ------------------------------------------------------------------ discard
 
 
-def _discard(t: Turn, m: dict[str, Any]) -> None:
+def _discard(t: Turn, m: MoveDict) -> None:
     cards = m["cards"]
     allowed = (1, 2, 3) if t.state.config.expansion else (1,)
     if len(cards) not in allowed:

@@ -4,12 +4,12 @@ legal moves and declaration of each move type (registry.py)."""
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any
 
 from .cards import CARD_LIST
 from .codes import EventCode, FieldKind, MoveType, Phase
 from .reasons import IllegalMove, Reason
 from .registry import EventSpec, MoveSpec, Play, declare, front_ids
+from .shapes import MoveDict
 from .state import GameState, RoundState
 from .turn import Turn, drop, remove_from, take_cards, target
 
@@ -24,7 +24,7 @@ EV_THEFT_LAID = EventCode.THEFT_LAID
 EV_TRAPPED = EventCode.TRAPPED
 
 
-Out = list[dict[str, object]]
+Out = list[MoveDict]
 CARD = ("card", FieldKind.TEXT)
 SEAT = ("target_seat", FieldKind.INT)
 
@@ -41,7 +41,7 @@ def _to_each_other(state: GameState, seat: int, type_: str, iid: str, out: Out) 
 # ------------------------------------------------------------------ theft
 
 
-def _theft(t: Turn, m: dict[str, object], idx: int) -> None:
+def _theft(t: Turn, m: MoveDict, idx: int) -> None:
     if "THEFT" in t.front(t.seat):
         raise IllegalMove(Reason.ALREADY_IN_FRONT)
     t.set_front(t.seat, (*t.front(t.seat), "THEFT"))
@@ -75,7 +75,7 @@ declare(
 # ------------------------------------------------------------------ hands_off
 
 
-def _hands_off(t: Turn, m: dict[str, object], idx: int) -> None:
+def _hands_off(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m)
     remove_from(t, s, "THEFT")
     t.event(EV_HANDS_OFF, card=CARD_LIST[idx].id, target_seat=s)
@@ -110,7 +110,7 @@ declare(
 # ------------------------------------------------------------------ swap_hand
 
 
-def _swap_hand(t: Turn, m: dict[str, object], idx: int) -> None:
+def _swap_hand(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     mine = t.hands[t.seat]
     t.hands[t.seat] = t.hands[s]
@@ -148,7 +148,7 @@ declare(
 # ------------------------------------------------------------------ inspect
 
 
-def _inspect(t: Turn, m: dict[str, object], idx: int) -> None:
+def _inspect(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     kr = list(t.rs.known_roles)
     mine = [e for e in kr[t.seat] if e[0] != s]
@@ -182,7 +182,7 @@ declare(
 # ------------------------------------------------------------------ swap_hats
 
 
-def _swap_hats(t: Turn, m: dict[str, object], idx: int) -> None:
+def _swap_hats(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m)
     rs = t.rs
     if not rs.role_pool:
@@ -227,7 +227,7 @@ declare(
 # ------------------------------------------------------------------ trap
 
 
-def _trap(t: Turn, m: dict[str, object], idx: int) -> None:
+def _trap(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m, other_than=t.seat)
     if "TRAPPED" in t.front(s):
         raise IllegalMove(Reason.ALREADY_IN_FRONT)
@@ -263,7 +263,7 @@ declare(
 # ------------------------------------------------------------------ free
 
 
-def _free(t: Turn, m: dict[str, object], idx: int) -> None:
+def _free(t: Turn, m: MoveDict, idx: int) -> None:
     s = target(t.state, m)
     remove_from(t, s, "TRAPPED")
     t.event(EV_FREED, card=CARD_LIST[idx].id, target_seat=s)
@@ -296,7 +296,7 @@ declare(
 # ------------------------------------------------------------------ discard_to_remove
 
 
-def _discard_to_remove(t: Turn, m: dict[str, Any]) -> None:
+def _discard_to_remove(t: Turn, m: MoveDict) -> None:
     if not t.state.config.expansion:
         raise IllegalMove(Reason.NOT_IN_EDITION)
     cards = m["cards"]

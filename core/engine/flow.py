@@ -3,13 +3,12 @@ declarations of the two moves made outside play: steal and next_round (registry.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .codes import EventCode, FieldKind, MoveType, Phase
 from .reasons import IllegalMove, Reason
 from .registry import EventSpec, MoveSpec, Play, declare
 from .scoring import round_end
 from .setup import start_round
+from .shapes import EventDict, MoveDict, RoundResultDict
 from .state import GameState, RoundState, evolve
 
 # event codes as module constants (a class attribute costs a lookup per move)
@@ -20,7 +19,7 @@ EV_ROUND_STARTED = EventCode.ROUND_STARTED
 EV_STOLE = EventCode.STOLE
 
 
-Events = list[dict[str, object]]
+Events = list[EventDict]
 
 
 def end_round(
@@ -74,9 +73,7 @@ def _after_round(state: GameState, events: Events) -> tuple[GameState, Events]:
 # ------------------------------------------------------------------ steal
 
 
-def steal(
-    state: GameState, seat: int, m: dict[str, Any], timeout: bool
-) -> tuple[GameState, Events]:
+def steal(state: GameState, seat: int, m: MoveDict, timeout: bool) -> tuple[GameState, Events]:
     target: int | None = m["target_seat"]
     gold = list(state.gold)
     candidates = [s for s in range(state.n) if s != seat and gold[s] > 0]
@@ -89,12 +86,12 @@ def steal(
         gold[target] -= 1
         gold[seat] += 1
     seq = state.seq + 1
-    ev: dict[str, object] = {"seq": seq, "seat": seat, "code": EV_STOLE, "target_seat": target}
+    ev: EventDict = {"seq": seq, "seat": seat, "code": EV_STOLE, "target_seat": target}
     if timeout:
         ev["timeout"] = True
     events: Events = [ev]
     rs = state.rs
-    res = dict(rs.result or {})
+    res: RoundResultDict = rs.result.copy() if rs.result else {}
     res["steals"] = [*res.get("steals", []), [seat, target]]
     if target is not None:
         win = list(res["winnings"])
@@ -108,7 +105,7 @@ def steal(
     return _after_round(state, events)
 
 
-def _steal_moves(state: GameState, seat: int) -> list[dict[str, object]]:
+def _steal_moves(state: GameState, seat: int) -> list[MoveDict]:
     targets = [s for s in range(state.n) if s != seat and state.gold[s] > 0]
     if not targets:
         return [{"type": "steal", "target_seat": None}]
@@ -132,9 +129,7 @@ declare(
 # ------------------------------------------------------------------ next_round
 
 
-def _ready(
-    state: GameState, seat: int, m: dict[str, object], timeout: bool
-) -> tuple[GameState, Events]:
+def _ready(state: GameState, seat: int, m: MoveDict, timeout: bool) -> tuple[GameState, Events]:
     if seat in state.ready:
         raise IllegalMove(Reason.ALREADY_READY)
     seq = state.seq + 1
@@ -171,7 +166,7 @@ def next_round(state: GameState, events: Events) -> tuple[GameState, Events]:
     return evolve(state, log=state.log.extend(events)), events
 
 
-def _ready_moves(state: GameState, seat: int) -> list[dict[str, object]]:
+def _ready_moves(state: GameState, seat: int) -> list[MoveDict]:
     return [] if seat in state.ready else [{"type": "next_round"}]
 
 

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from .cards import CARD_LIST
 from .catalogue import CURRENT, Catalogue
@@ -17,10 +18,11 @@ from .moveset import LOG_FIELDS, PHASE_MOVES, PLAYED_WITH, TO_DISCARD
 from .reasons import IllegalMove, Reason
 from .registry import MOVES, Play
 from .setup import first_start_seat, nugget_pile, start_round
+from .shapes import EventDict
 from .state import GameState, evolve
 from .turn import Turn, finish, take_cards
 
-Events = list[dict[str, object]]
+Events = list[EventDict]
 SCALAR_CODES = frozenset(LOG_FIELDS)
 PLAYING, STEALING, ROUND_OVER, FINISHED = Phase
 _HANDLERS = {t: s.handler for t, s in MOVES.items()}
@@ -39,7 +41,13 @@ def new_game(config: GameConfig, seed: int, catalogue: Catalogue = CURRENT) -> G
     config.validate()
     start = first_start_seat(config, seed)
     rs = start_round(config, catalogue, seed, 1, start)
-    ev = {"seq": 0, "seat": None, "code": EventCode.ROUND_STARTED, "round": 1, "start_seat": start}
+    ev: EventDict = {
+        "seq": 0,
+        "seat": None,
+        "code": EventCode.ROUND_STARTED,
+        "round": 1,
+        "start_seat": start,
+    }
     return GameState(
         config=config,
         seed=seed,
@@ -74,24 +82,29 @@ def scores(state: GameState) -> list[int]:
     return list(state.gold)
 
 
-def public_log(state: GameState, since_seq: int = -1) -> list[dict[str, object]]:
+def public_log(state: GameState, since_seq: int = -1) -> list[EventDict]:
     """Every public entry with a seq above `since_seq` (the default includes seq 0, the
     first round's start)."""
     return [e for e in state.log.copies(0, clone) if e["seq"] > since_seq]
 
 
-def clone(e: dict[str, object]) -> dict[str, object]:
+def copy_lists(d: Mapping[str, object]) -> dict[str, object]:
+    """A copy of `d` that shares no list with it (nor any list inside one of its lists)."""
+    return {
+        k: ([list(x) if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
+        for k, v in d.items()
+    }
+
+
+def clone(e: EventDict) -> EventDict:
     """A copy of a log entry that shares no list with the state (callers may mutate it).
     The entries of a move (the codes with a positional form) hold scalars only."""
     if e.get("code") in SCALAR_CODES:
         return e.copy()
-    return {
-        k: ([list(x) if isinstance(x, list) else x for x in v] if isinstance(v, list) else v)
-        for k, v in e.items()
-    }
+    return cast(EventDict, copy_lists(e))  # the same keys
 
 
-def apply_move(state: GameState, seat: int, move: dict[str, object]) -> tuple[GameState, Events]:
+def apply_move(state: GameState, seat: int, move: Mapping[str, object]) -> tuple[GameState, Events]:
     """Apply one seat's move; raise IllegalMove or MoveFormatError; never mutate `state`.
     `move` is a JSON move, or a Move `parse_move` made (then taken as it is)."""
     m = parse_move(move)
@@ -177,7 +190,7 @@ def _timeout(state: GameState) -> tuple[GameState, Events]:
             s = (seat + i) % n
             if state.gold[s] > 0 and (best is None or state.gold[s] > state.gold[best]):
                 best = s
-        return steal(state, seat, Move(type=MoveType.STEAL, target_seat=best), True)
+        return steal(state, seat, {"type": MoveType.STEAL, "target_seat": best}, True)
     if ph == ROUND_OVER:
         state = evolve(state, seq=state.seq + 1)
         return next_round(state, [])

@@ -19,12 +19,13 @@ Equality compares the encoded form, which is canonical (one encoding per entry).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 from .cards import CARD_INDEX, CARD_LIST
 from .moveset import LOG_FIELDS
+from .shapes import EventDict
 
-Entry = dict[str, Any]
+Entry = EventDict
 
 # Log entries are stored positionally: [seq step, seat, code number, *fields], the code
 # numbers and fields as the move declarations give them (moveset.LOG_FIELDS); an entry whose
@@ -104,7 +105,8 @@ def _dec_all(
     decoders = _DECODERS
     for x in items:
         if isinstance(x, dict):
-            e = x if copy is None else copy(x)
+            stored = cast(Entry, x)  # a dict entry is stored as the entry itself
+            e = stored if copy is None else copy(stored)
         else:
             size, dec = decoders[x[2]]
             if len(x) != size:

@@ -12,6 +12,7 @@ from typing import Any
 from .codes import FieldKind, Phase
 from .moveset import HAND_MOVES, LEGAL_BY_CARD, PHASE_MOVES, SPECS
 from .reasons import MoveFormatError
+from .shapes import MoveDict
 from .state import GameState
 
 PLAYING = Phase.PLAYING
@@ -78,7 +79,7 @@ def parse_move(move: object) -> Move:
     return parsed
 
 
-def legal_moves(state: GameState, seat: int | None) -> list[dict[str, object]]:
+def legal_moves(state: GameState, seat: int | None) -> list[MoveDict]:
     if seat is None or not 0 <= seat < state.n:
         return []
     ph = state.phase
@@ -89,18 +90,18 @@ def legal_moves(state: GameState, seat: int | None) -> list[dict[str, object]]:
     spec = PHASE_MOVES.get(ph)
     if spec is None or (ph != Phase.ROUND_OVER and state.rs.current != seat):
         return []
-    moves: list[dict[str, object]] = spec.legal(state, seat)
+    moves: list[MoveDict] = spec.legal(state, seat)
     return moves
 
 
-def _playing_moves(state: GameState, seat: int) -> list[dict[str, object]]:
+def _playing_moves(state: GameState, seat: int) -> list[MoveDict]:
     """Every legal move of the actor: each card's own moves in hand order, then the hand's
     (discards).  This is the hottest function of a simulated game."""
     rs = state.rs
     cards = rs.table.cards
     iids = rs.table.iids
     hand = rs.hands[seat]
-    out: list[dict[str, object]] = []
+    out: list[MoveDict] = []
     legal = LEGAL_BY_CARD
     for pos in hand:
         idx = cards[pos]

@@ -38,6 +38,7 @@ from .setup import (
     role_cards,
     start_round,
 )
+from .shapes import EventDict
 from .state import GameState, RoundState
 
 FORMAT = 1
@@ -397,7 +398,12 @@ def state_from_position(doc: Mapping[str, Any]) -> GameState:
         reached_by=reached_by,
         result=result,
     )
-    started = {"seq": seq, "seat": None, "code": EventCode.ROUND_STARTED, "round": number}
+    started: EventDict = {
+        "seq": seq,
+        "seat": None,
+        "code": EventCode.ROUND_STARTED,
+        "round": number,
+    }
     return GameState(
         config=cfg,
         seed=seed,

@@ -6,10 +6,11 @@ views copy only the public fields plus the viewer's own winnings.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from .board import GOAL_KEYS
 from .setup import BLUE, BOSS, DIGGER, GEOLOGIST, GREEN, PROFITEER, SABOTEUR, SELFISH
+from .shapes import RoundResultDict
 from .state import GameState, RoundState
 from .turn import broken
 
@@ -37,7 +38,14 @@ def against_order(n: int, first: int, seats: list[int]) -> list[int]:
     return [s for s in ((first - i) % n for i in range(n)) if s in seats]
 
 
-def round_end(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, Any]:
+class RoundEnd(TypedDict):
+    result: RoundResultDict
+    gold: tuple[int, ...]
+    nuggets: str
+    thieves: tuple[int, ...]
+
+
+def round_end(state: GameState, rs: RoundState, gold_hit: bool) -> RoundEnd:
     """Everything the round's end decides: result, gold per seat, nugget pile, thieves."""
     if state.config.expansion:
         return _expansion(state, rs, gold_hit)
@@ -49,7 +57,7 @@ def _route(rs: RoundState, blocked: str | None = None) -> list[list[int]]:
     return [list(c) for c in r] if r else []
 
 
-def _base(rs: RoundState, gold_hit: bool) -> dict[str, object]:
+def _base(rs: RoundState, gold_hit: bool) -> RoundResultDict:
     return {
         "round": rs.number,
         "roles": list(rs.roles),
@@ -60,7 +68,7 @@ def _base(rs: RoundState, gold_hit: bool) -> dict[str, object]:
     }
 
 
-def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, object]:
+def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> RoundEnd:
     cfg = state.config
     n = cfg.players
     roles = rs.roles
@@ -114,7 +122,7 @@ def _classic(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, obje
     }
 
 
-def _expansion(state: GameState, rs: RoundState, gold_hit: bool) -> dict[str, object]:
+def _expansion(state: GameState, rs: RoundState, gold_hit: bool) -> RoundEnd:
     n = state.config.players
     roles = rs.roles
     trapped = [("TRAPPED" in rs.in_front[s]) for s in range(n)]

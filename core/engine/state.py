@@ -10,6 +10,7 @@ from .board import Board
 from .catalogue import CURRENT, Catalogue
 from .config import GameConfig
 from .deal import Table
+from .shapes import RoundResultDict
 
 if TYPE_CHECKING:  # log.py reads the move declarations, whose handlers use the state
     from .log import Log
@@ -34,7 +35,7 @@ class RoundState:
     theft_laid: tuple[int, ...] = ()  # per seat, seq when its theft card was laid (-1)
     thieves: tuple[int, ...] = ()  # stealing phase: thieves still to act, in order
     reached_by: int | None = None
-    result: dict[str, Any] | None = None
+    result: RoundResultDict | None = None
 
     def deck_size(self) -> int:
         return len(self.table.cards) - self.drawn

@@ -7,10 +7,11 @@ by copying only the fields the move changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Unpack
 
 from .cards import CARD_INDEX, CARD_LIST
 from .reasons import IllegalMove, Reason
+from .shapes import EventDict, EventFields, MoveDict
 from .state import GameState, RoundState, evolve_with
 
 # the in-front cards that stand for a broken tool
@@ -40,12 +41,12 @@ class Turn:
         self.seq = state.seq + 1
         self.hands = list(state.rs.hands)
         self.changes: dict[str, Any] = {}
-        self.events: list[dict[str, object]] = []
+        self.events: list[EventDict] = []
         self.draws = 1
         self.gold_hit = False
         self.timeout = timeout  # the deadline made this move (RULES §7)
 
-    def event(self, code: str, **data: object) -> None:
+    def event(self, code: str, **data: Unpack[EventFields]) -> None:
         self.events.append({"seq": self.seq, "seat": self.seat, "code": code, **data})
 
     def front(self, s: int) -> tuple[str, ...]:
@@ -70,9 +71,9 @@ def can_place_path(rs: RoundState, seat: int) -> bool:
     return not front or (not broken(front) and "TRAPPED" not in front)
 
 
-def target(state: GameState, m: dict[str, Any], *, other_than: int | None = None) -> int:
-    s: int = m["target_seat"]
-    if not 0 <= s < state.n or s == other_than:
+def target(state: GameState, m: MoveDict, *, other_than: int | None = None) -> int:
+    s = m["target_seat"]  # an int: parse_move checked it (only "steal" may name None)
+    if s is None or not 0 <= s < state.n or s == other_than:
         raise IllegalMove(Reason.BAD_TARGET, f"seat {s} is not a valid target")
     return s
 

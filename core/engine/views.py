@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import cast
 
 from .board import GOAL_CELLS, unkey
 from .cards import CARD_LIST, GOLD
 from .codes import Phase
-from .game import actor, clone, public_log
+from .game import actor, clone, copy_lists, public_log
 from .moves import legal_moves
+from .shapes import (
+    CellDict,
+    FinalDict,
+    GoalDict,
+    RoundResultDict,
+    SeatDict,
+    ViewDict,
+    YouDict,
+)
 from .state import GameState
 
 PUBLIC_RESULT = (
@@ -31,7 +41,7 @@ def _kind(state: GameState, g: int) -> str:
     return "gold" if state.rs.board.goals[g] == GOLD else "stone"
 
 
-def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict[str, Any]:
+def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> ViewDict:
     cfg = state.config
     rs = state.rs
     n = cfg.players
@@ -41,7 +51,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
     finished = state.phase == Phase.FINISHED
     board = rs.board
     known = set(rs.known_goals[seat]) if seat is not None else set()
-    you: dict[str, object]
+    you: YouDict
     if seat is None:
         you = {
             "seat": None,
@@ -65,7 +75,7 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
                 {"seat": s, "role": r, "stale": st} for s, r, st in rs.known_roles[seat]
             ],
         }
-    seats = [
+    seats: list[SeatDict] = [
         {
             "seat": s,
             "hand_size": len(rs.hands[s]),
@@ -77,12 +87,12 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
         }
         for s in range(n)
     ]
-    cells = []
+    cells: list[CellDict] = []
     for k in sorted(board.cells):
         o = board.cells[k]
         x, y = unkey(k)
         cells.append({"x": x, "y": y, "card": CARD_LIST[o >> 1].id, "rotated": bool(o & 1)})
-    goals = []
+    goals: list[GoalDict] = []
     for g, (x, y) in enumerate(GOAL_CELLS):
         shown = board.revealed[g] or ended or g in known
         goals.append(
@@ -94,16 +104,18 @@ def view_for(state: GameState, seat: int | None, *, log_limit: int = 50) -> dict
                 "kind": _kind(state, g) if shown else None,
             }
         )
-    result = None
+    result: RoundResultDict | None = None
     if ended and rs.result is not None:
         res = rs.result
-        result = clone({k: res[k] for k in PUBLIC_RESULT if k in res})
+        public: Mapping[str, object] = res
+        picked = copy_lists({k: public[k] for k in PUBLIC_RESULT if k in public})
+        result = cast(RoundResultDict, picked)  # some of the result's own keys
         result["your_winnings"] = res["winnings"][seat] if seat is not None else None
         if "nuggets" in res:
             result["your_nuggets"] = list(res["nuggets"][seat]) if seat is not None else None
         if finished:
             result["winnings"] = list(res["winnings"])
-    final = None
+    final: FinalDict | None = None
     if finished:
         top = max(state.gold)
         final = {

@@ -10,13 +10,13 @@ import hashlib
 import logging
 import random
 from collections.abc import Callable
-from typing import Any
 
 from core.ai import choose_move
+from core.engine.shapes import MoveDict, ViewDict
 
 log = logging.getLogger(__name__)
 
-Chooser = Callable[..., dict[str, object]]
+Chooser = Callable[..., MoveDict]
 
 
 def move_seed(game_id: str, version: int) -> int:
@@ -24,11 +24,9 @@ def move_seed(game_id: str, version: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def choose(
-    view: dict[str, Any], *, level: str, seed: int, ai: Chooser | None = None
-) -> dict[str, object] | None:
+def choose(view: ViewDict, *, level: str, seed: int, ai: Chooser | None = None) -> MoveDict | None:
     """One of ``view["legal_moves"]``; None when there is none."""
-    legal: list[dict[str, object]] = [
+    legal: list[MoveDict] = [
         m for m in view.get("legal_moves") or [] if m.get("type") != "take_seat_back"
     ]
     if not legal:

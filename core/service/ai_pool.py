@@ -16,8 +16,8 @@ import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
 
+from core.engine.shapes import MoveDict, ViewDict
 from core.service.agents import Chooser, choose
 
 log = logging.getLogger(__name__)
@@ -49,8 +49,8 @@ class AiPool:
         return self._executor
 
     async def choose(
-        self, view: dict[str, Any], *, level: str, seed: int, ai: Chooser | None = None
-    ) -> dict[str, object] | None:
+        self, view: ViewDict, *, level: str, seed: int, ai: Chooser | None = None
+    ) -> MoveDict | None:
         """``agents.choose``'s move, computed off the event loop. An injected ``ai`` (tests)
         runs in a thread: it need not pickle."""
         call = functools.partial(choose, view, level=level, seed=seed)

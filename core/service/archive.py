@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.engine.shapes import RoundResultDict
 from core.service.meta import Meta
 
 
 def round_record(
-    round_no: int, result: dict[str, object] | None, gold_before: list[int], gold_after: list[int]
+    round_no: int, result: RoundResultDict | None, gold_before: list[int], gold_after: list[int]
 ) -> dict[str, object]:
-    result = result or {}
     return {
         "round": round_no,
-        "winners": result.get("winners"),
-        "roles": result.get("roles"),
+        "winners": result.get("winners") if result else None,
+        "roles": result.get("roles") if result else None,
         "gold": [after - before for before, after in zip(gold_before, gold_after, strict=False)],
     }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from core import engine
+from core.engine.shapes import ViewDict
 from core.service import clock, lobby, rematch
 from core.service.meta import Meta, Seat
 from core.service.models import ChatKey, ServiceError, UserRef
@@ -33,7 +34,7 @@ class GameFlow:
         self.moves = moves
 
     # ================================================================= pause
-    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
+    async def pause(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         """Stop the clock (the creator, or with ``force`` a group admin): no turn
         deadline, no computer move and no move at all until ``resume``; the view says
         ``paused``. A paused game still expires when nobody touches it for the game's idle
@@ -54,7 +55,7 @@ class GameFlow:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
+    async def resume(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         """Start the clock again: the player to act gets back the time they had left when
         the game was paused (at least ``clock.RESUME_AT_LEAST_MS``, at most a whole turn);
         a round pause goes on where it stopped; a computer seat thinks as usual."""
@@ -110,7 +111,7 @@ class GameFlow:
             await self.store.touch(game_id, clock.PROMPT, self.timing.now_ms())
 
     # ============================================================ play again
-    async def rematch(self, game_id: str, user_id: int) -> dict[str, object]:
+    async def rematch(self, game_id: str, user_id: int) -> ViewDict:
         """Play again: a new lobby for the finished game's table (``core.service.rematch``)
         with the presser as its creator; their view of it. Idempotent across presses
         and workers: the first lobby is recorded on the finished game with a compare-
@@ -153,7 +154,7 @@ class GameFlow:
                 return await self._open_rematch(new, user_id)
         raise ServiceError("busy", "too many concurrent changes; try again")
 
-    async def _open_rematch(self, meta: Meta, user_id: int) -> dict[str, object]:
+    async def _open_rematch(self, meta: Meta, user_id: int) -> ViewDict:
         """The new lobby is recorded: claim the chat, index its players, maybe start."""
         chat = meta.chat_key
         if chat is not None:
@@ -168,7 +169,7 @@ class GameFlow:
             new = await self.records.load(meta.game_id)
         return self.queries.render(new, user_id)
 
-    async def _enter_rematch(self, game_id: str, seat: Seat) -> dict[str, object] | None:
+    async def _enter_rematch(self, game_id: str, seat: Seat) -> ViewDict | None:
         """The recorded rematch, entered by a player of the last game; None when it is no
         more (cancelled or expired: the next press opens another)."""
         assert seat.user_id is not None

@@ -8,9 +8,10 @@ here is cut from the engine's views, so a field a reader may not know is never p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from core import engine
+from core.engine.shapes import EventDict, ViewDict
 from core.service import movelog
 from core.service.meta import Meta, Seat
 from core.service.models import ServiceError
@@ -20,8 +21,30 @@ from core.store import GameStore
 if TYPE_CHECKING:
     from core.service.records import Loaded
 
-# What a round's snapshot keeps of the table's (spectator) view: the maze, never a hand.
-_SNAPSHOT = ("board", "goals")
+
+class HistoryEntry(TypedDict):
+    """One line of "My games"."""
+
+    game_id: str | None  # (None only in a record archived without one)
+    finished_at: int | None  # ms since the epoch
+    title: str | None
+    edition: str | None
+    players: int
+    rounds: int
+    seat: int
+    gold: int
+    result: str  # "won" | "lost"
+    replayable: bool
+
+
+class RoundSnapshot(TypedDict, total=False):
+    """One round of a replay: the maze at its start and, once over, at its end (each cut
+    from the spectator's view: the maze, never a hand), and its public log entries."""
+
+    round: int
+    start: ViewDict
+    end: ViewDict | None
+    entries: list[EventDict]
 
 
 def replay_facts(meta: Meta, state: engine.GameState, version: int) -> dict[str, object]:
@@ -40,7 +63,7 @@ def replay_facts(meta: Meta, state: engine.GameState, version: int) -> dict[str,
 
 def rebuild(
     facts: dict[str, Any], raw_log: list[str]
-) -> tuple[engine.GameState, list[dict[str, Any]]]:
+) -> tuple[engine.GameState, list[RoundSnapshot]]:
     """The final state and each round's snapshots ({"round", "start", "end"}) of a game
     replayed from its archived facts and stored move log."""
     try:
@@ -51,7 +74,7 @@ def rebuild(
         state = engine.new_game(config, facts["seed"], catalogue)
     except (KeyError, TypeError, engine.ConfigError, engine.CatalogueError) as exc:
         raise ServiceError("not_found", "this game was archived without its deal") from exc
-    rounds = [{"round": state.round, "start": _snapshot(state), "end": None}]
+    rounds: list[RoundSnapshot] = [{"round": state.round, "start": _snapshot(state), "end": None}]
     for raw in raw_log:
         entry = movelog.decode(raw)
         before = state.phase
@@ -69,9 +92,9 @@ def rebuild(
     return state, rounds
 
 
-def _snapshot(state: engine.GameState, *, ended: bool = False) -> dict[str, Any]:
+def _snapshot(state: engine.GameState, *, ended: bool = False) -> ViewDict:
     view = engine.view_for(state, None, log_limit=0)
-    out = {name: view[name] for name in _SNAPSHOT}
+    out: ViewDict = {"board": view["board"], "goals": view["goals"]}
     if ended:
         out["round_result"] = view.get("round_result")
     return out
@@ -106,9 +129,7 @@ def meta_of_record(record: dict[str, Any]) -> Meta:
     return meta
 
 
-def archived_view(
-    record: dict[str, Any], state: engine.GameState, viewer: int | None
-) -> dict[str, Any]:
+def archived_view(record: dict[str, Any], state: engine.GameState, viewer: int | None) -> ViewDict:
     """The finished game as ``viewer`` saw it at its end (the spectator's if not seated)."""
     meta = meta_of_record(record)
     view = game_view(
@@ -130,11 +151,11 @@ def archived_view(
 
 
 def replay_document(
-    game_id: str, meta: Meta, state: engine.GameState, rounds: list[dict[str, Any]]
+    game_id: str, meta: Meta, state: engine.GameState, rounds: list[RoundSnapshot]
 ) -> dict[str, object]:
     """Every round of the game: its starting maze, its public log entries (with game
     versions) and, once over, its end (the maze with the goals turned, the result)."""
-    by_round: dict[int, list[dict[str, Any]]] = {}
+    by_round: dict[int, list[EventDict]] = {}
     current = 1
     for entry in engine.public_log(state):
         if entry.get("code") == engine.EventCode.ROUND_STARTED:
@@ -162,14 +183,14 @@ def replay_document(
     }
 
 
-def history_entry(record: dict[str, Any], user_id: int) -> dict[str, object] | None:
+def history_entry(record: dict[str, Any], user_id: int) -> HistoryEntry | None:
     """One line of "My games" for ``user_id``: None when they had no seat in it."""
     seat = next((s["seat"] for s in record.get("seats", []) if s.get("user_id") == user_id), None)
     if seat is None:
         return None
     final = record.get("final") or []
     winners = record.get("winners") or []
-    return {
+    entry: HistoryEntry = {
         "game_id": record.get("game_id"),
         "finished_at": record.get("finished_ms"),
         "title": record.get("title"),
@@ -181,6 +202,7 @@ def history_entry(record: dict[str, Any], user_id: int) -> dict[str, object] | N
         "result": "won" if seat in winners else "lost",
         "replayable": bool(record.get("replay")),
     }
+    return entry
 
 
 async def replay_of(store: GameStore, game_id: str, loaded: Loaded | None) -> dict[str, object]:
@@ -209,13 +231,13 @@ async def archived_record(store: GameStore, game_id: str) -> dict[str, Any]:
     return dict(record)
 
 
-async def finished_view(store: GameStore, game_id: str, viewer: int | None) -> dict[str, Any]:
+async def finished_view(store: GameStore, game_id: str, viewer: int | None) -> ViewDict:
     record = await archived_record(store, game_id)
     state, _ = rebuild(record["replay"], await store.archived_log(game_id))
     return archived_view(record, state, viewer)
 
 
-async def finished_log(store: GameStore, game_id: str, since: int) -> list[dict[str, Any]]:
+async def finished_log(store: GameStore, game_id: str, since: int) -> list[EventDict]:
     record = await archived_record(store, game_id)
     state, _ = rebuild(record["replay"], await store.archived_log(game_id))
     meta = meta_of_record(record)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from core import engine
+from core.engine.shapes import ViewDict
 from core.service import chat_settings, lobby, lobby_api, lobby_settings
 from core.service.guards import Guards
 from core.service.meta import Meta, Seat
@@ -47,7 +48,7 @@ class Lobbies:
         settings: dict[str, object] | None = None,
         autostart: bool = True,
         title: str | None = None,
-    ) -> dict[str, object]:
+    ) -> ViewDict:
         """A new lobby seating ``creator``; one open lobby or game per chat key.
 
         A group's lobby starts from the settings of the last game started there (edition,
@@ -137,7 +138,7 @@ class Lobbies:
         await self.records.store.delete_game(game_id)
         raise ServiceError("busy", "could not claim the chat; try again")
 
-    async def join(self, game_id: str, user: UserRef) -> dict[str, object]:
+    async def join(self, game_id: str, user: UserRef) -> ViewDict:
         """Take a seat (idempotent). A group's lobby admits only members of that group
         (``membership_required`` otherwise; see ``core.service.guards``)."""
         user = clean_user(user)
@@ -153,20 +154,18 @@ class Lobbies:
         await self.records.store.add_user_game(user.user_id, game_id, self.timing.now_ms())
         return self.queries.render(new, user.user_id)
 
-    async def leave(self, game_id: str, user_id: int) -> dict[str, object]:
+    async def leave(self, game_id: str, user_id: int) -> ViewDict:
         """Lobby: free the seat. Game: the computer plays the seat from now on; when no
         human is left in the game it is cancelled (nobody to play for)."""
         return await self._remove(game_id, user_id, by=user_id, force=True)
 
     async def kick(
         self, game_id: str, by_user: int, user_id: int, *, force: bool = False
-    ) -> dict[str, object]:
+    ) -> ViewDict:
         """The creator (or, with ``force``, a group admin) removes a player: as ``leave``."""
         return await self._remove(game_id, user_id, by=by_user, force=force)
 
-    async def _remove(
-        self, game_id: str, user_id: int, *, by: int, force: bool
-    ) -> dict[str, object]:
+    async def _remove(self, game_id: str, user_id: int, *, by: int, force: bool) -> ViewDict:
         def decide(loaded: Loaded) -> Plan | None:
             meta = loaded.meta
             if by != user_id:
@@ -205,7 +204,7 @@ class Lobbies:
 
     async def configure(
         self, game_id: str, user_id: int, *, force: bool = False, **settings: object
-    ) -> dict[str, object]:
+    ) -> ViewDict:
         """Lobby settings (creator only): edition, options, rounds, turn_time (seconds or
         None), language, think_delay (seconds), seats, round_pause, takeover_after,
         computer_level (easy / normal / hard: every computer seat, and any the computer
@@ -218,15 +217,15 @@ class Lobbies:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def describe_lobby(self, game_id: str, user_id: int | None) -> dict[str, Any]:
+    async def describe_lobby(self, game_id: str, user_id: int | None) -> dict[str, object]:
         """The lobby's settings schema, current values and computer seats (the Mini App's
         lobby sheet; ``editable`` for its creator while it has not started)."""
         loaded = await self.records.load(game_id, read_only=True)
         return lobby_api.describe(loaded.meta, user_id)
 
     async def set_lobby(
-        self, game_id: str, user_id: int, settings: dict[str, Any], computers: object = None
-    ) -> dict[str, object]:
+        self, game_id: str, user_id: int, settings: dict[str, object], computers: object = None
+    ) -> ViewDict:
         """Settings and the number of computer seats in one commit (creator only)."""
 
         def decide(loaded: Loaded) -> Plan:
@@ -238,7 +237,7 @@ class Lobbies:
 
     async def add_computer(
         self, game_id: str, user_id: int, level: str | None = None, *, force: bool = False
-    ) -> dict[str, object]:
+    ) -> ViewDict:
         """A computer seat at ``level`` (default: the lobby's ``computer_level``)."""
 
         def decide(loaded: Loaded) -> Plan:
@@ -250,7 +249,7 @@ class Lobbies:
 
     async def remove_computer(
         self, game_id: str, user_id: int, seat: int | None = None, *, force: bool = False
-    ) -> dict[str, object]:
+    ) -> ViewDict:
         def decide(loaded: Loaded) -> Plan:
             lobby.require_creator(loaded.meta, user_id, force)
             lobby.remove_computer(loaded.meta, seat)
@@ -258,7 +257,7 @@ class Lobbies:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
+    async def start(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         """Deal round 1 (creator only; the bot passes ``force`` for group admins)."""
 
         def decide(loaded: Loaded) -> Plan:
@@ -267,7 +266,7 @@ class Lobbies:
 
         return self.queries.render(await self.records.mutate(game_id, decide, user_id), user_id)
 
-    async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> dict[str, object]:
+    async def extend(self, game_id: str, user_id: int, seconds: int = 60) -> ViewDict:
         """Push the running auto-start countdown back by ``seconds`` (anyone seated; at
         most an hour beyond a full countdown). No countdown running: nothing changes."""
 
@@ -291,7 +290,7 @@ class Lobbies:
         deadline = self.timing.lobby_deadline(meta, self.timing.now_ms())
         return Plan(meta, None, [], deadline, state_changed=False)
 
-    async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> dict[str, object]:
+    async def cancel(self, game_id: str, user_id: int, *, force: bool = False) -> ViewDict:
         """End a lobby or a game without a result (creator, or ``force`` for admins)."""
 
         def decide(loaded: Loaded) -> Plan | None:

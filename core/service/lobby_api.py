@@ -7,8 +7,6 @@ same meta the Mini App reads. Every check is the schema's or ``lobby``'s.
 
 from __future__ import annotations
 
-from typing import Any
-
 from core.service import lobby, lobby_settings
 from core.service.meta import Meta
 from core.service.models import ServiceError
@@ -47,7 +45,7 @@ def describe(meta: Meta, viewer: int | None) -> dict[str, object]:
     }
 
 
-def apply(meta: Meta, settings: dict[str, Any], computers: object = None) -> None:
+def apply(meta: Meta, settings: dict[str, object], computers: object = None) -> None:
     """Settings, then the computer seats added or removed (the last ones first) to reach
     ``computers``; raises ServiceError (``bad_setting``, ``lobby_full``...)."""
     if settings:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from core.engine.shapes import ViewDict
+
 SubmitStatus = Literal["ok", "stale", "illegal", "forbidden", "invalid"]
 TimerRole = Literal["all", "turns", "fallback"]
 
@@ -38,7 +40,7 @@ class SubmitResult:
     """
 
     status: SubmitStatus
-    view: dict[str, object] | None
+    view: ViewDict | None
     reason: str | None = None
     message: str | None = None
 

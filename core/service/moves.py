@@ -6,8 +6,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from collections.abc import Mapping
 
 from core import engine
+from core.engine.shapes import ViewDict
 from core.service import lobby
 from core.service.archive import round_record
 from core.service.meta import Meta
@@ -48,7 +50,7 @@ class Moves:
         return Plan(meta, state, [], self.timing.deadline(meta, state, now, loaded.version + 1))
 
     def step(
-        self, loaded: Loaded, meta: Meta, seat: int | None, move: dict[str, object] | None
+        self, loaded: Loaded, meta: Meta, seat: int | None, move: Mapping[str, object] | None
     ) -> Plan:
         """Apply one engine move (or the timeout when ``move`` is None); raises IllegalMove."""
         state = loaded.state
@@ -80,7 +82,7 @@ class Moves:
         deadline = self.timing.deadline(meta, new_state, now, loaded.version + 1)
         return Plan(meta, new_state, [entry], deadline)
 
-    async def take_seat_back(self, game_id: str, user_id: int) -> dict[str, object]:
+    async def take_seat_back(self, game_id: str, user_id: int) -> ViewDict:
         """A player whose seat the computer plays takes it back."""
 
         def decide(loaded: Loaded) -> Plan | None:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from core import engine
+from core.engine.shapes import EventDict, ViewDict
 from core.service import history, movelog
 from core.service.archive import chat_stats, user_stats
 from core.service.models import ChatKey, SeatInfo, ServiceError
@@ -26,7 +27,7 @@ class Queries:
         self.config = records.config
         self._touched: dict[tuple[str, int], int] = {}  # (game, user) -> last presence seen
 
-    def render(self, loaded: Loaded, user_id: int | None) -> dict[str, object]:
+    def render(self, loaded: Loaded, user_id: int | None) -> ViewDict:
         """The view of ``loaded`` for ``user_id`` (a player's, or the spectators')."""
         window = self.config.online_window_s * 1000
         now = self.records.now_ms()
@@ -53,7 +54,7 @@ class Queries:
         )
 
     # ================================================================= reads
-    async def view(self, game_id: str, user_id: int | None) -> dict[str, object]:
+    async def view(self, game_id: str, user_id: int | None) -> ViewDict:
         """The player's view, or the spectator view for anyone not seated."""
         loaded = await self.records.load(game_id, read_only=True)  # views never change the meta
         if user_id is not None:  # presence as stored: a touch right after may be skipped
@@ -69,7 +70,7 @@ class Queries:
             raise ServiceError("not_found", "no such game")
         return version
 
-    async def log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
+    async def log(self, game_id: str, since_version: int = 0) -> list[EventDict]:
         """Public log entries after ``since_version`` (API.md ``GET .../log?since=V``)."""
         loaded = await self.records.load(game_id)
         if loaded.state is None:
@@ -215,11 +216,11 @@ class Queries:
             return False
 
     # ========================================================= history
-    async def finished_view(self, game_id: str, user_id: int | None) -> dict[str, object]:
+    async def finished_view(self, game_id: str, user_id: int | None) -> ViewDict:
         """A finished game's view from its archive, once its live record is gone."""
         return await history.finished_view(self.store, game_id, user_id)
 
-    async def finished_log(self, game_id: str, since_version: int = 0) -> list[dict[str, object]]:
+    async def finished_log(self, game_id: str, since_version: int = 0) -> list[EventDict]:
         return await history.finished_log(self.store, game_id, since_version)
 
     async def replay(self, game_id: str) -> dict[str, object]:
@@ -233,7 +234,7 @@ class Queries:
             loaded = None
         return await history.replay_of(self.store, game_id, loaded)
 
-    async def history(self, user_id: int, limit: int = 50) -> list[dict[str, object]]:
+    async def history(self, user_id: int, limit: int = 50) -> list[history.HistoryEntry]:
         """The user's "My games": their archived games, newest first."""
         records = await self.store.archived_for_user(user_id, limit)
         return [e for r in records if (e := history.history_entry(r, user_id)) is not None]

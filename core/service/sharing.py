@@ -9,8 +9,9 @@ unavailable and the page offers no button.
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+from typing import Protocol
 
+from core.engine.shapes import ViewDict
 from core.service.models import ServiceError, UserRef
 from core.service.queries import Queries
 
@@ -21,7 +22,7 @@ class Sharing(Protocol):
     """Prepare a message with a finished game's result for ``user`` to share; the
     prepared message's id, which the Mini App passes to ``shareMessage``."""
 
-    async def prepare_result(self, user: UserRef, view: dict[str, Any]) -> str: ...
+    async def prepare_result(self, user: UserRef, view: ViewDict) -> str: ...
 
 
 class Share:
@@ -43,7 +44,7 @@ class Share:
         """The prepared message id of ``game_id``'s result in ``user``'s view and language:
         ``not_found``, ``game_in_progress`` (still being played) or ``sharing_unavailable``."""
         try:
-            view: dict[str, Any] = await self.queries.view(game_id, user.user_id)
+            view = await self.queries.view(game_id, user.user_id)
         except ServiceError as exc:
             if exc.code != "not_found":
                 raise

@@ -7,13 +7,13 @@ what a viewer may not know) or from public lobby facts. User ids never appear.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from core import engine
 from core.engine.config import PLAYERS
+from core.engine.shapes import EventDict, MoveDict, SeatDict, SettingsDict, ViewDict
 from core.service.meta import Meta
 
-TAKE_SEAT_BACK = {"type": "take_seat_back"}
+TAKE_SEAT_BACK: MoveDict = {"type": "take_seat_back"}
 
 
 def iso(ms: int | None) -> str | None:
@@ -22,7 +22,7 @@ def iso(ms: int | None) -> str | None:
     return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
-def settings_view(meta: Meta) -> dict[str, object]:
+def settings_view(meta: Meta) -> SettingsDict:
     lo, hi = PLAYERS.get(meta.edition, (2, 12))
     return {
         "turn_time": meta.turn_time,
@@ -42,14 +42,14 @@ def settings_view(meta: Meta) -> dict[str, object]:
 
 def _seat_flags(
     meta: Meta, i: int, presence: dict[str, int], now_ms: int, window_ms: int
-) -> dict[str, object]:
+) -> SeatDict:
     seat = meta.seats[i]
     if seat.by_computer:
         online = True
     else:
         seen = presence.get(str(seat.user_id))
         online = seen is not None and now_ms - seen <= window_ms
-    flags: dict[str, object] = {
+    flags: SeatDict = {
         "name": seat.name,
         "online": online,
         "computer": seat.by_computer,
@@ -62,9 +62,9 @@ def _seat_flags(
     return flags
 
 
-def rewrite_entry(meta: Meta, entry: dict[str, Any]) -> dict[str, Any]:
+def rewrite_entry(meta: Meta, entry: EventDict) -> EventDict:
     """Engine log entries carry ``seq``; views carry the game ``version`` instead."""
-    out = dict(entry)
+    out = entry.copy()
     seq = out.pop("seq", None)
     if isinstance(seq, int):
         out["version"] = meta.version_of_seq(seq)
@@ -79,9 +79,10 @@ def lobby_view(
     presence: dict[str, int],
     now_ms: int,
     window_ms: int,
-) -> dict[str, object]:
+) -> ViewDict:
     seat = meta.seat_of(viewer)
     status = "cancelled" if meta.cancelled else "lobby"
+    rounds = meta.options.get("rounds", 3)  # an int: the lobby's settings are checked
     return {
         "game_id": meta.game_id,
         "version": version,
@@ -89,7 +90,7 @@ def lobby_view(
         "edition": meta.edition,
         "options": dict(meta.options),
         "round": 0,
-        "rounds": meta.options.get("rounds", 3),
+        "rounds": rounds if isinstance(rounds, int) else 3,
         "you": {
             "seat": seat,
             "role": None,
@@ -130,7 +131,7 @@ def lobby_view(
     }
 
 
-def table_fields(meta: Meta) -> dict[str, object]:
+def table_fields(meta: Meta) -> ViewDict:
     """The service's facts about the table in every view: the group's title, whether the
     game is paused (no deadline then), and the lobby "play again" opened once it is over."""
     return {"title": meta.title, "paused": meta.paused, "rematch": meta.rematch}
@@ -138,7 +139,7 @@ def table_fields(meta: Meta) -> dict[str, object]:
 
 def game_view(
     meta: Meta,
-    state: Any,
+    state: engine.GameState,
     *,
     version: int,
     viewer: int | None,
@@ -146,7 +147,7 @@ def game_view(
     deadline_ms: int | None,
     now_ms: int,
     window_ms: int,
-) -> dict[str, object]:
+) -> ViewDict:
     seat = meta.seat_of(viewer)
     view = engine.view_for(state, seat)
     view["game_id"] = meta.game_id
@@ -161,17 +162,17 @@ def game_view(
         i = entry.get("seat")
         if isinstance(i, int) and 0 <= i < len(meta.seats):
             entry.update(_seat_flags(meta, i, presence, now_ms, window_ms))
-    for entry in view.get("log", []):  # the engine's copies: rewritten in place
-        seq = entry.pop("seq", None)
+    for event in view.get("log", []):  # the engine's copies: rewritten in place
+        seq = event.pop("seq", None)
         if isinstance(seq, int):
-            entry["version"] = meta.version_of_seq(seq)
+            event["version"] = meta.version_of_seq(seq)
     you = view.setdefault("you", {})
     you["creator"] = viewer is not None and viewer == meta.creator
     if meta.paused:  # nothing to play until it resumes (taking a seat back is not a move)
         view["legal_moves"] = []
     if seat is not None and meta.seats[seat].auto and not meta.cancelled:
         back = view.get("status") != "finished" and not meta.seats[seat].kicked
-        view["legal_moves"] = [dict(TAKE_SEAT_BACK)] if back else []
+        view["legal_moves"] = [TAKE_SEAT_BACK.copy()] if back else []
     if meta.cancelled:
         view["legal_moves"] = []
     view["creator_seat"] = meta.seat_of(meta.creator)
