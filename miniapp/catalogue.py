@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 
-def _plain(value: Any) -> Any:
+def _fields(value: DataclassInstance) -> dict[str, object]:
+    return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+
+
+def _plain(value: object) -> object:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return _fields(value)
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, dict):
@@ -33,11 +40,12 @@ def _letters(mask: int) -> str:
     return "".join(letter for letter, bit in LETTERS if mask & bit)
 
 
-def card_entry(card: Any) -> dict[str, Any]:
+def card_entry(card: DataclassInstance) -> dict[str, object]:
     """A card as in ``cards.json``: edges and groups as letters (``"NS"``), plus masks."""
-    entry: dict[str, Any] = _plain(card)
-    if isinstance(entry.get("mask"), int):
-        entry["edges"] = _letters(entry["mask"])
+    entry = _fields(card)
+    mask = entry.get("mask")
+    if isinstance(mask, int):
+        entry["edges"] = _letters(mask)
     groups = entry.get("groups")
     if isinstance(groups, list) and all(isinstance(g, int) for g in groups):
         entry["group_masks"] = groups
@@ -60,10 +68,10 @@ def page_names() -> dict[str, dict[str, dict[str, str]]]:
     }
 
 
-def catalogue_document() -> dict[str, Any]:
+def catalogue_document() -> dict[str, object]:
     from core.engine import CATALOGUE
 
-    document: dict[str, Any] = {"cards": {cid: card_entry(c) for cid, c in CATALOGUE.items()}}
+    document: dict[str, object] = {"cards": {cid: card_entry(c) for cid, c in CATALOGUE.items()}}
     try:
         from core.look import look_json
     except ImportError:  # the shared geometry has not landed: the page uses its defaults

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import Any
 
 from core import engine
 
@@ -15,13 +15,13 @@ def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+def _json(schema: Mapping[str, object], description: str) -> dict[str, object]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
 _NAMES = {"type": "object", "additionalProperties": {"type": "string"}}
 # /api/catalogue: what the page draws and names cards with (miniapp.catalogue)
-CATALOGUE: dict[str, Any] = {
+CATALOGUE: dict[str, object] = {
     "type": "object",
     "required": ["cards", "look", "names"],
     "properties": {
@@ -48,7 +48,7 @@ CATALOGUE: dict[str, Any] = {
 }
 
 
-def _err(description: str) -> dict[str, Any]:
+def _err(description: str) -> dict[str, object]:
     return _json(_ref("Error"), description)
 
 
@@ -76,14 +76,17 @@ GAME_ID = {
 
 def _op(
     summary: str,
-    ok: dict[str, Any],
+    ok: Mapping[str, object],
     *,
-    body: dict[str, Any] | None = None,
-    params: list[dict[str, Any]] | None = None,
-    extra: dict[str, Any] | None = None,
+    body: Mapping[str, object] | None = None,
+    params: Sequence[Mapping[str, object]] | None = None,
+    extra: Mapping[str, object] | None = None,
     secure: bool = True,
-) -> dict[str, Any]:
-    op: dict[str, Any] = {"summary": summary, "responses": {"200": ok, **ERRORS, **(extra or {})}}
+) -> dict[str, object]:
+    op: dict[str, object] = {
+        "summary": summary,
+        "responses": {"200": ok, **ERRORS, **(extra or {})},
+    }
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
     if params:
@@ -93,7 +96,7 @@ def _op(
     return op
 
 
-def _schemas() -> dict[str, Any]:
+def _schemas() -> dict[str, object]:
     nullable_int = {"type": ["integer", "null"]}
     return {
         "Error": {
@@ -257,7 +260,7 @@ def _schemas() -> dict[str, Any]:
 
 
 @cache
-def document() -> dict[str, Any]:
+def document() -> dict[str, object]:
     view = _json(_ref("View"), "the caller's view of the game")
     lobby = {
         "404": _err("no such game"),
@@ -574,7 +577,9 @@ HISTORY_ENTRY = {
 }
 
 
-def _lobby_and_history_paths(view: dict[str, Any], lobby: dict[str, Any]) -> dict[str, Any]:
+def _lobby_and_history_paths(
+    view: Mapping[str, object], lobby: Mapping[str, object]
+) -> dict[str, object]:
     settings_sheet = {
         "type": "object",
         "required": ["game_id", "context", "schema", "values", "computers", "editable"],
