@@ -15,7 +15,6 @@ import io
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -83,11 +82,11 @@ class Translator:
 
     language: str
 
-    def gettext(self, message: str, /, **kwargs: Any) -> str:
+    def gettext(self, message: str, /, **kwargs: object) -> str:
         text = translations(self.language).gettext(message)
         return text.format(**kwargs) if kwargs else text
 
-    def ngettext(self, singular: str, plural: str, n: int, /, **kwargs: Any) -> str:
+    def ngettext(self, singular: str, plural: str, n: int, /, **kwargs: object) -> str:
         text = translations(self.language).ngettext(singular, plural, n)
         return text.format(n=n, **kwargs)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TypeVar
 
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
@@ -24,6 +24,7 @@ from telegram_bot.join import on_join_press
 from telegram_bot.port import BotError
 
 EXTEND_S = 60
+T = TypeVar("T")
 
 
 async def on_lobby(
@@ -144,7 +145,7 @@ def _after(choices: tuple[str, ...], current: object) -> str:
     )
 
 
-def _pick(choices: tuple[Any, ...], data: Callback, i: int, fallback: Any) -> Any:
+def _pick(choices: tuple[T, ...], data: Callback, i: int, fallback: T) -> T:
     """The value a button carries (an index into ``choices``; see
     ``keyboards.settings_keyboard``), or ``fallback`` for a button drawn before buttons
     carried their value."""

@@ -33,7 +33,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Protocol
 
 from aiohttp import web
 
@@ -186,7 +186,13 @@ async def announce_local_table(app: web.Application, settings: Settings) -> None
     )
 
 
-async def serve_timers(settings: Settings, heartbeat: Any = None) -> None:
+class Heartbeat(Protocol):
+    """The shared value the timer process writes (``multiprocessing.Value("d")``)."""
+
+    value: float
+
+
+async def serve_timers(settings: Settings, heartbeat: Heartbeat | None = None) -> None:
     """The timer process: fire turn deadlines and computer moves until SIGINT/SIGTERM.
 
     No HTTP: the supervisor restarts it if it dies, and the workers' fallback fires
@@ -224,7 +230,7 @@ def _name_process(name: str) -> None:
         comm.write(name[:15])
 
 
-def run_timer_process(settings: Settings, heartbeat: Any = None) -> None:
+def run_timer_process(settings: Settings, heartbeat: Heartbeat | None = None) -> None:
     _configure_logging(settings)
     _name_process("sab-timers")
     _shift_priority(settings.timer_process_nice)
