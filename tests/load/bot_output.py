@@ -39,6 +39,7 @@ from core.service.service import GameService
 from core.store import RedisStore
 from telegram_bot.app import BotOptions, attach_bot, build_application
 from tests.telegram_bot.bot_driver import (
+    PANEL_KINDS,
     callback_parts,
     is_lobby,
     join,
@@ -138,7 +139,7 @@ def prompt_call(api: FakeBotAPI, user_id: int, version: int) -> Any:
         for row in (call.params.get("reply_markup") or {}).get("inline_keyboard", []):
             for b in row:
                 parts = str(b.get("callback_data", "")).split(":")
-                if len(parts) >= 3 and parts[0] in ("c", "m") and parts[2] == str(version):
+                if len(parts) >= 3 and parts[0] in PANEL_KINDS and parts[2] == str(version):
                     return call
     return None
 
@@ -227,16 +228,54 @@ async def play_measured(
 
             def card_moves(k: tuple[int, int] = key) -> list[dict[str, Any]] | None:
                 found = [
-                    b for b in buttons(api.messages.get(k) or {}) if callback_parts(b)[0] == "m"
+                    b
+                    for b in buttons(api.messages.get(k) or {})
+                    if callback_parts(b)[0] in ("m", "p")
                 ]
                 return found or None
 
             await api.wait_for(card_moves, timeout=30)
             msg = api.messages[key]
+        elif not [b for b in buttons(msg) if callback_parts(b)[0] in ("m", "p")]:
+            # no card has a play: Pass, select one card, then its discard
+            user.press(msg, lambda b: callback_parts(b)[0] == "d")
+
+            def toggles(k: tuple[int, int] = key) -> list[dict[str, Any]] | None:
+                found = [
+                    b
+                    for b in buttons(api.messages.get(k) or {})
+                    if str(b.get("text", "")).startswith("☐")
+                ]
+                return found or None
+
+            first = (await api.wait_for(toggles, timeout=30))[0]
+            user.press(
+                api.messages[key], lambda b, f=first: b["callback_data"] == f["callback_data"]
+            )
+
+            def pass_move(k: tuple[int, int] = key) -> list[dict[str, Any]] | None:
+                found = [
+                    b for b in buttons(api.messages.get(k) or {}) if callback_parts(b)[0] == "m"
+                ]
+                return found or None
+
+            await api.wait_for(pass_move, timeout=30)
+            msg = api.messages[key]
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-        choices = [b for b in buttons(msg) if callback_parts(b)[0] == "m"]
+        choices = [b for b in buttons(msg) if callback_parts(b)[0] in ("m", "p")]
         plays = [b for b in choices if "🗑" not in b["text"]]
         choice = rng.choice(plays if plays and rng.random() < 0.85 else choices)
+        if callback_parts(choice)[0] == "p":  # a placement or an action asks to confirm
+            user.press(msg, lambda b, c=choice: b is c)
+
+            def confirm(k: tuple[int, int] = key) -> dict[str, Any] | None:
+                found = [
+                    b for b in buttons(api.messages.get(k) or {}) if "Confirm" in b.get("text", "")
+                ]
+                return found[0] if found else None
+
+            choice = await api.wait_for(confirm, timeout=30)
+            msg = api.messages[key]
         t0 = time.monotonic()
         user.press(msg, lambda b, c=choice: b is c)
 
@@ -253,7 +292,167 @@ async def play_measured(
         if nseat.user_id is None or nseat.auto or nseat.computer:
             continue
         v2 = int(after["version"])
-        call = await api.wait_for(lambda u=nseat.user_id, v=v2: prompt_call(api, u, v), timeout=60)
+        try:
+            call = await api.wait_for(
+                lambda u=nseat.user_id, v=v2: prompt_call(api, u, v), timeout=30
+            )
+        except TimeoutError:  # the seat was skipped by the turn clock meanwhile
+            continue
+        out.append(call.at - t0)
+
+
+def _at(msg: dict[str, Any] | None, version: int) -> bool:
+    """The message offers moves drawn for ``version``."""
+    return any(
+        len(p) >= 3 and p[0] in PANEL_KINDS and p[2] == str(version)
+        for p in (callback_parts(b) for b in buttons(msg or {}))
+    )
+
+
+def _kinds(msg: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [b for b in buttons(msg) if callback_parts(b)[0] == kind]
+
+
+class InGroup:
+    """One player's screens while playing from the group: their hand shown there to
+    them alone, or the private chat where the group's budget sent it instead."""
+
+    def __init__(self, env: BotEnv, group_id: int, user: FakeUser, counts: Counter[str]):
+        self.env, self.api, self.group_id, self.user, self.counts = (
+            env,
+            env.api,
+            group_id,
+            user,
+            counts,
+        )
+
+    def hand(self, version: int) -> dict[str, Any] | None:
+        found = [m for m in self.api.ephemeral_for(self.group_id, self.user.id) if _at(m, version)]
+        return found[-1] if found else None
+
+    def _snapshot(self) -> str:
+        return json.dumps(
+            [
+                self.api.ephemeral_for(self.group_id, self.user.id),
+                self.api.bot_messages(self.user.id),
+            ]
+        )
+
+    async def open(self, version: int, wait: float) -> dict[str, Any] | None:
+        """Their turn's screen: a hand left open redrawn for it, else "My cards"."""
+        with contextlib.suppress(TimeoutError):
+            msg = await self.api.wait_for(lambda: self.hand(version), timeout=wait)
+            self.counts["turn_shown_in_open_hand"] += 1
+            return msg
+        board = self.api.last_bot_message(self.group_id, lambda m: "photo" in m)
+        if board is None:
+            return None
+        before = self._snapshot()
+        qid = self.user.press(board, "My cards")
+        self.counts["my_cards_presses"] += 1
+        await self.api.wait_for(lambda: self.api.callback_queries[qid]["answered"], timeout=30)
+        await self.api.wait_for(lambda: self._snapshot() != before, timeout=30)
+        return self.where(version)
+
+    def where(self, version: int) -> dict[str, Any] | None:
+        msg = self.hand(version)
+        if msg is not None:
+            self.counts["screens_in_group"] += 1
+            return msg
+        msg = panel_for(self.env, self.user.id, version)
+        if msg is not None:
+            self.counts["screens_in_private_chat"] += 1
+        return msg
+
+    async def press(
+        self, msg: dict[str, Any], button: dict[str, Any], game_id: str, version: int
+    ) -> dict[str, Any] | None:
+        """Press; the next screen, or None once the move is committed."""
+        before = self._snapshot()
+        qid = self.user.press(msg, lambda b: b is button)
+        await self.api.wait_for(lambda: self.api.callback_queries[qid]["answered"], timeout=30)
+
+        async def moved_or_shown() -> bool:
+            now = await self.env.service.view(game_id, None)
+            return int(now["version"]) > version or self._snapshot() != before
+
+        await wait_async(moved_or_shown, timeout=30)
+        if int((await self.env.service.view(game_id, None))["version"]) > version:
+            return None
+        return self.where(version)
+
+
+async def play_in_group(
+    env: BotEnv,
+    game_id: str,
+    group_id: int,
+    users: dict[int, FakeUser],
+    rng: random.Random,
+    out: list[float],
+    think: float,
+    counts: Counter[str],
+) -> int:
+    """Every human seat plays its turns from the group: its hand shown there to it alone
+    (a hand left open is redrawn when the turn comes; otherwise "My cards"), a card, a
+    play, Confirm. For each move, the time until the next player's prompt."""
+    moves = 0
+    while True:
+        sv = await env.service.view(game_id, None)
+        status = sv["status"]
+        if status == "finished":
+            return moves
+        if status == "round_over":
+            await press_ready(env, game_id, users, int(sv["version"]))
+            continue
+        current = sv.get("current_seat")
+        seats = await env.service.seats(game_id)
+        seat = seats[current] if current is not None else None
+        if status not in ("playing", "stealing") or seat is None or seat.user_id is None:
+            await asyncio.sleep(0.05)
+            continue
+        version = int(sv["version"])
+        player = InGroup(env, group_id, users[seat.user_id], counts)
+        msg = await player.open(version, wait=think)
+        if msg is None:
+            await asyncio.sleep(0.05)
+            continue
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        t0 = time.monotonic()
+        for _step in range(6):
+            cards, passing = _kinds(msg, "c"), _kinds(msg, "d")
+            confirm = [b for b in buttons(msg) if "Confirm" in b.get("text", "")]
+            direct = _kinds(msg, "p") + _kinds(msg, "m")
+            if confirm:
+                choice = confirm[0]
+            elif cards and (not passing or rng.random() < 0.85):
+                choice = rng.choice(cards)
+            elif direct:
+                choice = rng.choice(direct)
+            elif passing:
+                choice = passing[0]
+            else:
+                break
+            t0 = time.monotonic()
+            nxt = await player.press(msg, choice, game_id, version)
+            if nxt is None:
+                break
+            msg = nxt
+        moves += 1
+        after = await env.service.view(game_id, None)
+        nxt_seat = after.get("current_seat")
+        if after["status"] not in ("playing", "stealing") or nxt_seat is None:
+            continue
+        nseat = seats[nxt_seat]
+        if nseat.user_id is None or nseat.auto or nseat.computer:
+            continue
+        v2 = int(after["version"])
+        try:
+            call = await env.api.wait_for(
+                lambda u=nseat.user_id, v=v2: prompt_call(env.api, u, v), timeout=30
+            )
+        except TimeoutError:  # the seat was skipped by the turn clock meanwhile
+            counts["next_prompt_not_seen"] += 1
+            continue
         out.append(call.at - t0)
 
 
@@ -264,6 +463,7 @@ async def run_games(args: argparse.Namespace) -> dict[str, Any]:
     moves_latency: list[float] = []
     lobby_latency: list[float] = []
     total_moves = 0
+    screens: Counter[str] = Counter()
     started = time.monotonic()
     try:
         async with (
@@ -291,14 +491,26 @@ async def run_games(args: argparse.Namespace) -> dict[str, Any]:
                     return (await env.service.view(gid, None))["status"] != "lobby"
 
                 await wait_async(started_game, timeout=60)
-                total_moves += await play_measured(
-                    env,
-                    game_id,
-                    {u.id: u for u in users},
-                    random.Random(g),
-                    moves_latency,
-                    args.think,
-                )
+                if args.in_group:
+                    total_moves += await play_in_group(
+                        env,
+                        game_id,
+                        group.id,
+                        {u.id: u for u in users},
+                        random.Random(g),
+                        moves_latency,
+                        args.think,
+                        screens,
+                    )
+                else:
+                    total_moves += await play_measured(
+                        env,
+                        game_id,
+                        {u.id: u for u in users},
+                        random.Random(g),
+                        moves_latency,
+                        args.think,
+                    )
                 await api.wait_for(
                     lambda gid=group.id: api.last_bot_message(
                         gid, lambda m: "🏆" in m.get("text", "")
@@ -360,6 +572,13 @@ async def run_games(args: argparse.Namespace) -> dict[str, Any]:
             "p95": pct(lobby_latency, 0.95),
             "max": pct(lobby_latency, 1.0),
         },
+        "hands_redrawn_at_turn_start": stats.get("hands_redrawn", 0),
+        "views_shared_by_a_claimer": stats.get("views_shared", 0),
+        "private_sends": sum(
+            1 for c in api.calls if c.ok and (c.chat_id or 0) > 0 and c.method.startswith(SENDS)
+        ),
+        "played_in_group": dict(screens),
+        "ephemeral_group_writes": sum(1 for c in api.group_calls() if c.ok and c.ephemeral),
         "group_calls": dict(Counter(c.method for c in api.group_calls() if c.ok)),
         "rate_limited": len(api.rate_limited),
     }
@@ -528,6 +747,9 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--think", type=float, default=1.5)
+    parser.add_argument(
+        "--in-group", action="store_true", help="games: play from the group's ephemeral hands"
+    )
     args = parser.parse_args()
     run = run_games if args.part == "games" else run_load
     print(json.dumps(asyncio.run(run(args)), indent=2))
