@@ -330,14 +330,6 @@ class InGroup:
         found = [m for m in self.api.ephemeral_for(self.group_id, self.user.id) if _at(m, version)]
         return found[-1] if found else None
 
-    def _snapshot(self) -> str:
-        return json.dumps(
-            [
-                self.api.ephemeral_for(self.group_id, self.user.id),
-                self.api.bot_messages(self.user.id),
-            ]
-        )
-
     async def open(self, version: int, wait: float) -> dict[str, Any] | None:
         """Their turn's screen: a hand left open redrawn for it, else "My cards"."""
         with contextlib.suppress(TimeoutError):
@@ -347,11 +339,14 @@ class InGroup:
         board = self.api.last_bot_message(self.group_id, lambda m: "photo" in m)
         if board is None:
             return None
-        before = self._snapshot()
         qid = self.user.press(board, "My cards")
         self.counts["my_cards_presses"] += 1
         await self.api.wait_for(lambda: self.api.callback_queries[qid]["answered"], timeout=30)
-        await self.api.wait_for(lambda: self._snapshot() != before, timeout=30)
+        with contextlib.suppress(TimeoutError):
+            await self.api.wait_for(
+                lambda: self.hand(version) or panel_for(self.env, self.user.id, version),
+                timeout=10,
+            )
         return self.where(version)
 
     def where(self, version: int) -> dict[str, Any] | None:
@@ -367,19 +362,46 @@ class InGroup:
     async def press(
         self, msg: dict[str, Any], button: dict[str, Any], game_id: str, version: int
     ) -> dict[str, Any] | None:
-        """Press; the next screen, or None once the move is committed."""
-        before = self._snapshot()
+        """Press; the next screen, or None once the move is committed.
+
+        The next screen is the pressed message redrawn in place, else a message that
+        appeared for this player meanwhile (the private chat, where a press goes on when
+        the group's budget has no token for the hand); waiting for any change of the
+        player's chats instead would take a waiting panel's redraw for the answer."""
+        shown = json.dumps([msg.get("text"), msg.get("reply_markup")])
+        before = {id(m) for m in self._messages()}
         qid = self.user.press(msg, lambda b: b is button)
         await self.api.wait_for(lambda: self.api.callback_queries[qid]["answered"], timeout=30)
 
+        def redrawn() -> bool:
+            return json.dumps([msg.get("text"), msg.get("reply_markup")]) != shown
+
+        def appeared() -> list[dict[str, Any]]:
+            return [m for m in self._messages() if id(m) not in before and _at(m, version)]
+
         async def moved_or_shown() -> bool:
             now = await self.env.service.view(game_id, None)
-            return int(now["version"]) > version or self._snapshot() != before
+            return int(now["version"]) > version or redrawn() or bool(appeared())
 
-        await wait_async(moved_or_shown, timeout=30)
+        with contextlib.suppress(TimeoutError):  # an answer alone (an alert): same screen
+            await wait_async(moved_or_shown, timeout=30)
         if int((await self.env.service.view(game_id, None))["version"]) > version:
             return None
+        if redrawn() and _at(msg, version):
+            return msg
+        new = appeared()
+        if new:
+            self.counts["screens_moved_to_private_chat"] += sum(
+                1 for m in new if m.get("chat", {}).get("id") == self.user.id
+            )
+            return new[-1]
         return self.where(version)
+
+    def _messages(self) -> list[dict[str, Any]]:
+        """Every message this player may press: their hands in the group, their chat."""
+        return self.api.ephemeral_for(self.group_id, self.user.id) + self.api.bot_messages(
+            self.user.id
+        )
 
 
 async def play_in_group(
@@ -419,15 +441,17 @@ async def play_in_group(
         await asyncio.sleep(think * rng.uniform(0.5, 1.5))
         t0 = time.monotonic()
         for _step in range(6):
-            cards, passing = _kinds(msg, "c"), _kinds(msg, "d")
+            # a card of the hand, not the ‹ › pages of one card's placements
+            cards = [b for b in _kinds(msg, "c") if b.get("text", "")[:1].isdigit()]
+            passing = _kinds(msg, "d")
             confirm = [b for b in buttons(msg) if "Confirm" in b.get("text", "")]
             direct = _kinds(msg, "p") + _kinds(msg, "m")
             if confirm:
                 choice = confirm[0]
+            elif direct:  # a card was chosen: a placement or target of it
+                choice = rng.choice(direct)
             elif cards and (not passing or rng.random() < 0.85):
                 choice = rng.choice(cards)
-            elif direct:
-                choice = rng.choice(direct)
             elif passing:
                 choice = passing[0]
             else:
@@ -437,8 +461,11 @@ async def play_in_group(
             if nxt is None:
                 break
             msg = nxt
-        moves += 1
         after = await env.service.view(game_id, None)
+        if int(after["version"]) == version:
+            counts["turns_not_finished_in_6_presses"] += 1
+            continue
+        moves += 1
         nxt_seat = after.get("current_seat")
         if after["status"] not in ("playing", "stealing") or nxt_seat is None:
             continue
