@@ -112,9 +112,12 @@ async def send_panel(
     title: str | None = None,
     name: str = "",
     language: str | None = None,
+    view: ViewDict | None = None,
 ) -> Message | None:
-    """A fresh panel message (a new message notifies the player; edits do not)."""
-    view = await deps.port.view(game_id, user_id)
+    """A fresh panel message (a new message notifies the player; edits do not).
+    ``view``: the player's view when the caller already read it (one read per send)."""
+    if view is None:
+        view = await deps.port.view(game_id, user_id)
     if view is None or (view.get("you") or {}).get("seat") is None:
         return None
     t = Translator(await deps.user_language_by_id(user_id, language))

@@ -131,7 +131,7 @@ async def show_my_cards(
             if old is not None and old != ref:  # one hand on screen at a time
                 await channel.delete(context.bot, old)
             return
-    sent = await send_panel(context.bot, deps, game_id, user.id, name=user.first_name)
+    sent = await send_panel(context.bot, deps, game_id, user.id, name=user.first_name, view=view)
     if sent is not None:
         await query.answer("🂠 " + t.gettext("Your cards are in our private chat."))
         return
