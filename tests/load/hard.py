@@ -46,7 +46,6 @@ class HardGame:
 
     game_id: str
     token: str
-    created: float  # time.monotonic()
     read: int = 0  # log entries counted so far
     version: int = 0
     progressed: float = 0.0  # time.monotonic() of the last new version seen
@@ -96,11 +95,12 @@ class HardTables:
     async def _new_table(self) -> None:
         """One table through the API (a failure is counted, the next poll tries again)."""
         self._user += 1
+        user = self._user  # this table's creator (the tables are created concurrently)
         settings: dict[str, Any] = {"turn_time": TURN_TIME_S, "takeover_after": 1}
         if self.think_delay is not None:
             settings["think_delay"] = self.think_delay
         try:
-            token = await self.api.login(self._user, f"H{self._user}")
+            token = await self.api.login(user, f"H{user}")
             game_id = await self.api.create(
                 token,
                 edition="classic",
@@ -112,8 +112,7 @@ class HardTables:
         except Exception as exc:  # a refused create is a finding, not a crash of the run
             self.errors[f"create: {type(exc).__name__}: {exc}"[:80]] += 1
             return
-        now = time.monotonic()
-        self.games.append(HardGame(game_id, token, now, progressed=now))
+        self.games.append(HardGame(game_id, token, progressed=time.monotonic()))
 
     def live(self) -> list[HardGame]:
         return [g for g in self.games if not g.done]
