@@ -83,6 +83,24 @@ async def test_load_short() -> None:
     assert report["server_error_log_lines"] == 0, report["server_error_examples"]
 
 
+async def test_load_short_with_hard_tables() -> None:
+    """Tables the computer plays at level hard, beside the API games (tests.load.hard):
+    the timer process's pool makes their decisions while every API request succeeds."""
+    report = await run_load(
+        small(games=12, timed_games=0, hard_games=2, hard_think_delay=0.5, duration=8.0)
+    )
+    assert_intact(report)
+    hard = report["hard_tables"]
+    assert hard["decisions"] >= 1, hard
+    assert hard["errors"] == 0, hard["error_kinds"]
+    assert hard["tables_live_min"] == 2, hard
+    for step in report["steps"]:
+        assert step["errors"] == 0, step["error_kinds"]
+        assert set(step["statuses"]) == {"200"}, step["statuses"]
+        assert step["hard_tables"]["tables"] == 2, step
+    assert report["server_error_log_lines"] == 0, report["server_error_examples"]
+
+
 async def test_chaos_kill_short() -> None:
     report = await run_load(small(duration=14.0), during=kill_workers(3, 2.5))
     assert_intact(report)

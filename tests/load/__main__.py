@@ -57,6 +57,21 @@ def parser() -> argparse.ArgumentParser:
         "turn time (timer-driven; checked for stuck turns)",
     )
     p.add_argument(
+        "--hard-games",
+        type=int,
+        default=0,
+        help="beside those, tables whose seats the computer plays at level hard (the "
+        "creator's seat handed over after its first turn times out): the timer process "
+        "plays them through its AI pool for the whole run; finished ones are replaced",
+    )
+    p.add_argument(
+        "--hard-think-delay",
+        type=float,
+        default=None,
+        help="the hard tables' think delay, seconds between a computer's turn and its "
+        "move (the lobby setting think_delay; default: the deployment's, 1.5 s)",
+    )
+    p.add_argument(
         "--rate",
         type=parse_rates,
         default=[500.0],
@@ -149,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         generator_cpus=args.generator_cpus,
         server_cpus=args.server_cpus,
         generator_nice=args.generator_nice,
+        hard_games=args.hard_games,
+        hard_think_delay=args.hard_think_delay,
     )
     with asyncio.Runner(loop_factory=client_loop(args.client_loop)) as runner:
         report = runner.run(run_load(cfg))

@@ -365,6 +365,21 @@ class ServerGroup:
                 out[p.pid] = t.user + t.system
         return out
 
+    def pool_cpu_by_process(self) -> dict[int, float]:
+        """CPU seconds of the AI pool's processes (the children a server process started
+        for ``hard`` decisions, core/service/ai_pool.py), by pid: they are not among
+        ``worker_procs``, so their CPU is reported beside the workers'."""
+        out = {}
+        for parent in self.worker_procs():
+            with contextlib.suppress(psutil.Error):
+                for p in parent.children(recursive=True):
+                    if "resource_tracker" in " ".join(_cmdline(p)):
+                        continue
+                    with contextlib.suppress(psutil.Error):
+                        t = p.cpu_times()
+                        out[p.pid] = t.user + t.system
+        return out
+
     def process_names(self) -> dict[int, str]:
         """pid -> the name the product gives its processes (``sab-worker-0``,
         ``sab-timers``; see telegram_bot.main._name_process)."""

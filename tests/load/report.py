@@ -1,7 +1,9 @@
 """``python -m tests.load.report REPORT.json``: Markdown tables of a load/chaos report.
 
 ``python -m tests.load.report --compare before=A.json after=B.json``: one table of the
-steps of several runs (a before/after in one sitting).
+steps of several runs (a before/after in one sitting); a file without ``LABEL=`` is
+labelled by its name. A run with ``--hard-games`` shows its hard tables, their decisions
+per second and the AI pool's CPU beside the API games' latency.
 
 So the figures in docs/benchmarks/load.md are copied by a program, not by hand.
 """
@@ -26,8 +28,8 @@ def steps_table(report: dict[str, Any]) -> str:
         "POST move, client p50 / p95 / p99 ms | POST move, server p50 / p95 / p99 ms | "
         "GET view, server p50 / p95 / p99 ms | worker CPU, cores (each process) | "
         "worker CPU ms per move | Redis CPU (cores) | load generator CPU (cores) | "
-        "slot lateness p50 / p99 / max ms |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "slot lateness p50 / p99 / max ms | hard tables: decisions/s, AI pool CPU (cores) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in report["steps"]:
         errors = s["errors"]
@@ -41,9 +43,20 @@ def steps_table(report: dict[str, Any]) -> str:
             f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
             f"{_cores(s)} | {s['worker_cpu_ms_per_move']} | "
             f"{s.get('redis_cpu_cores', '—')} | {s.get('load_generator_cpu_cores', '—')} | "
-            f"{_lateness(s)} |"
+            f"{_lateness(s)} | {_hard(s)} |"
         )
     return "\n".join(rows)
+
+
+def _hard(s: dict[str, Any]) -> str:
+    """``N: d/s, pool c`` for a step beside hard tables; ``0`` without (— before the
+    reports had them)."""
+    hard = s.get("hard_tables")
+    pool = s.get("ai_pool_cpu_cores")
+    if not hard:
+        return "—" if pool is None else f"0 (pool {pool:g})"
+    errors = f", {hard['errors']} errors" if hard.get("errors") else ""
+    return f"{hard['tables']}: {hard['decisions_per_s']:g}/s, pool {pool:g}{errors}"
 
 
 def _cores(s: dict[str, Any]) -> str:
@@ -120,8 +133,8 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
         "POST move, server p50 / p95 / p99 ms | GET view, server p50 / p95 / p99 ms | "
         "worker CPU, cores (each process) | worker CPU ms per move | load generator CPU (cores) | "
         "load generator CPU ms per move | slot lateness p50 / p99 / max ms | "
-        "Redis CPU (cores) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "Redis CPU (cores) | hard tables: decisions/s, AI pool CPU (cores) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label, report in labelled:
         for s in report["steps"]:
@@ -132,7 +145,45 @@ def compare_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
                 f"{_d(s.get('server_get_view_ms'), 'p50', 'p95', 'p99')} | "
                 f"{_cores(s)} | {s['worker_cpu_ms_per_move']} | "
                 f"{s.get('load_generator_cpu_cores', '—')} | {_gen_cpu_ms(s)} | "
-                f"{_lateness(s)} | {s.get('redis_cpu_cores', '—')} |"
+                f"{_lateness(s)} | {s.get('redis_cpu_cores', '—')} | {_hard(s)} |"
+            )
+    return "\n".join(rows)
+
+
+def hard_table(labelled: list[tuple[str, dict[str, Any]]]) -> str:
+    """The API games' latency beside the hard tables, one row per step: how many tables
+    the timer process played, its decisions per second and the pool's CPU, so a run with
+    and a run without them read in one table."""
+    rows = [
+        "| run | hard tables (think delay s) | hard decisions/s | AI pool CPU (cores) | "
+        "pool CPU ms per decision | timer process CPU (cores) | offered / achieved moves/s | "
+        "errors (API, hard) | POST move, server p50 / p99 ms | GET view, server p50 / p99 ms "
+        "| POST move, client p50 / p99 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for label, report in labelled:
+        whole = report.get("hard_tables") or {}
+        for s in report["steps"]:
+            hard = s.get("hard_tables") or {}
+            each = s.get("worker_cpu_cores_each")
+            timers = each.get("sab-timers", "—") if isinstance(each, dict) else "—"
+            tables = hard.get("tables", 0)
+            if tables and whole.get("think_delay_s") is not None:
+                tables = f"{tables} ({whole['think_delay_s']:g})"
+            pool = s.get("ai_pool_cpu_cores")
+            per = (
+                f"{pool * s['seconds'] * 1000 / hard['decisions']:.0f}"
+                if pool is not None and hard.get("decisions")
+                else "—"
+            )
+            rows.append(
+                f"| {label} | {tables} | {hard.get('decisions_per_s', 0):g} | "
+                f"{'—' if pool is None else pool} | {per} | {timers} | "
+                f"{s['offered_moves_per_s']:g} / {s['achieved_moves_per_s']:g} | "
+                f"{s['errors']}, {hard.get('errors', 0)} | "
+                f"{_d(s.get('server_post_move_ms'), 'p50', 'p99')} | "
+                f"{_d(s.get('server_get_view_ms'), 'p50', 'p99')} | "
+                f"{_d(s.get('post_move_ms'), 'p50', 'p99')} |"
             )
     return "\n".join(rows)
 
@@ -165,16 +216,36 @@ def summary(report: dict[str, Any]) -> str:
         f"{res['worker_rss_mb_total_max']} MB all workers",
         f"- server ERROR log lines: {report.get('server_error_log_lines')}",
     ]
+    hard = report.get("hard_tables")
+    if hard:
+        lines.append(
+            f"- hard tables: {hard['tables']} live (fewest after a poll: "
+            f"{hard['tables_live_min']}), {hard['seats_per_table']} seats each, think delay "
+            f"{hard['think_delay_s']} s; {hard['games_started']} games started, "
+            f"{hard['games_finished']} finished; {hard['decisions']} hard decisions, "
+            f"{hard['turns_timed_out']} turns timed out (the creators' hand-overs); longest "
+            f"a table went without a move {hard['longest_gap_without_a_move_s']} s; "
+            f"{hard['errors']} errors"
+        )
     if report.get("chaos"):
         lines.append(f"- chaos: `{json.dumps(report['chaos'])}`")
     return "\n".join(lines)
 
 
+def _label(arg: str) -> str:
+    """``LABEL=FILE.json``'s label; a bare file's name without ``.json``."""
+    if "=" in arg:
+        return arg.rsplit("=", 1)[0]
+    return Path(arg).name.removesuffix(".json")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = list(argv if argv is not None else sys.argv[1:])
-    if args and args[0] == "--compare":  # --compare LABEL=FILE.json ...
-        pairs = [a.rsplit("=", 1) for a in args[1:]]
-        labelled = [(label, json.loads(Path(f).read_text())) for label, f in pairs]
+    if args and args[0] == "--compare":  # --compare [LABEL=]FILE.json ...
+        labelled = [
+            (_label(a), json.loads(Path(a.rsplit("=", 1)[-1]).read_text())) for a in args[1:]
+        ]
+        print(hard_table(labelled) + "\n")
         print(compare_table(labelled) + "\n")
         print(generator_table(labelled))
         return 0
@@ -183,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"### {path}\n")
         if "steps" in report:
             print(steps_table(report) + "\n")
+            if report.get("hard_tables"):
+                print(hard_table([(path, report)]) + "\n")
             print(generator_table([(path, report)]) + "\n")
             print(summary(report) + "\n")
         else:

@@ -24,6 +24,7 @@ import redis
 from tests.load.client import Api
 from tests.load.driver import Driver
 from tests.load.fastclient import FastApi
+from tests.load.hard import HardTables
 from tests.load.harness import RedisServer, ServerGroup
 from tests.load.monitor import Sampler, TimerWatch, redis_memory_per_game
 from tests.load.selfwatch import SelfWatch, alignment
@@ -55,6 +56,10 @@ class LoadConfig:
     generator_cpus: list[int] | None = None
     server_cpus: list[int] | None = None  # workers and supervisor (not Redis)
     generator_nice: int = 0  # added to the generator's niceness (0: unchanged)
+    # beside the games above: tables the computer plays at level hard (tests.load.hard),
+    # with this think delay between its moves (None: the deployment's default)
+    hard_games: int = 0
+    hard_think_delay: float | None = None
 
 
 @dataclass
@@ -202,6 +207,12 @@ async def _drive(
         out["setup_s"] = round(
             await driver.setup(humans, cfg.timed_games, redis_url=redis_url, prefix=prefix), 1
         )
+        stop = asyncio.Event()
+        hard = HardTables(api, cfg.hard_games, redis_url, prefix, cfg.hard_think_delay)
+        background: list[asyncio.Task[None]] = []
+        if cfg.hard_games:  # playing from now on: their hand-overs happen before the steps
+            out["hard_setup_s"] = round(await hard.start(), 1)
+            background.append(asyncio.create_task(hard.run(stop)))
         if cfg.websockets:
             driver.open_sockets()
             # every socket greeted before the first step (was a fixed pause of up to
@@ -209,12 +220,11 @@ async def _drive(
             out["ws_open_s"] = round(await driver.sockets_greeted(60.0), 1)
             out["ws_not_greeted_at_start"] = len(driver._sockets) - driver.greeted
             await asyncio.sleep(1.0)
-        stop = asyncio.Event()
         me = SelfWatch(gc_policy=cfg.client_gc)
         me.install()
         sampler = Sampler(redis_url, server.rss_mb)
         watch = TimerWatch(redis_url, prefix, lambda: [g.game_id for g in driver.games if g.timed])
-        background = [
+        background += [
             asyncio.create_task(sampler.run(stop)),
             asyncio.create_task(watch.run(stop)),
             asyncio.create_task(me.run(stop)),
@@ -227,6 +237,7 @@ async def _drive(
                 each0, t0 = server.cpu_by_process(), time.monotonic()
                 cpu0 = sum(each0.values())
                 redis0, me0 = _redis_cpu(redis_url), _own_cpu()
+                pool0, hard0 = server.pool_cpu_by_process(), hard.mark()
                 chaos: asyncio.Task[None] | None = None
                 if during is not None and i == len(cfg.rates) - 1:
                     chaos = asyncio.create_task(during(env))
@@ -257,6 +268,13 @@ async def _drive(
                     )
                 )
                 step["redis_cpu_cores"] = round((_redis_cpu(redis_url) - redis0) / secs, 2)
+                # the AI pool's processes (children of the timer process), beside the workers
+                pool = server.pool_cpu_by_process()
+                step["ai_pool_cpu_cores"] = round(
+                    sum(used - pool0.get(pid, 0.0) for pid, used in pool.items()) / secs, 2
+                )
+                if cfg.hard_games:
+                    step["hard_tables"] = hard.window(hard0)
                 gen_cpu = _own_cpu() - me0
                 step["load_generator_cpu_cores"] = round(gen_cpu / secs, 2)
                 step["load_generator_cpu_ms_per_move"] = round(
@@ -285,6 +303,7 @@ async def _drive(
             stop.set()
             await asyncio.gather(*background, return_exceptions=True)
             me.uninstall()
+            await hard.close()
             await driver.close_sockets()
             if fast is not None:
                 out["raw_client_connections_opened"] = fast.connections_opened
@@ -293,7 +312,9 @@ async def _drive(
         out["chaos"] = env.notes
         out["resources"] = sampler.summary()
         out["timers"] = watch.summary()
-        ids = [g.game_id for g in driver.games]
+        if cfg.hard_games:
+            out["hard_tables"] = hard.summary()
+        ids = [g.game_id for g in driver.games] + hard.game_ids
         live = [g.game_id for g in driver.games if not g.done]
         out["redis_memory"] = await redis_memory_per_game(redis_url, prefix, live, baseline)
         verdict = await verify(redis_url, prefix, ids, driver.acks)
