@@ -98,7 +98,9 @@ class EphemeralChannel:
     verified_form: str | None = None
     refused: dict[int, float] = field(default_factory=dict)  # chat id -> when
 
-    async def _spend(self, chat_id: int, bulk: bool = False) -> None:
+    async def pay(self, chat_id: int, bulk: bool = False) -> None:
+        """Take the group write an edit will cost, before building it (``edit(paid=True)``
+        then): a redraw the budget refuses reads nothing."""
         if not await self.budget(chat_id, bulk):
             raise EphemeralUnavailable("the group's budget is spent")
 
@@ -124,7 +126,7 @@ class EphemeralChannel:
         forms = [self.verified_form] if self.verified_form else [FLAT, OBJECT]
         for form in forms:
             probe = self.verified_form is None
-            await self._spend(chat_id)
+            await self.pay(chat_id)
             try:
                 sent = await bot.send_message(
                     chat_id,
@@ -170,9 +172,11 @@ class EphemeralChannel:
         markup: InlineKeyboardMarkup | None,
         *,
         bulk: bool = False,
+        paid: bool = False,
     ) -> None:
         """Replace an ephemeral message's text and buttons; an unchanged one is fine.
-        ``bulk``: a redraw nobody pressed for, which waits behind urgent sends."""
+        ``bulk``: a redraw nobody pressed for, which waits behind urgent sends; ``paid``:
+        its group write was taken already (``pay``)."""
         body: dict[str, object] = {
             "chat_id": ref.chat_id,
             "receiver_user_id": ref.receiver_user_id,
@@ -182,7 +186,8 @@ class EphemeralChannel:
         }
         if markup is not None:
             body["reply_markup"] = markup.to_json()
-        await self._spend(ref.chat_id, bulk)
+        if not paid:
+            await self.pay(ref.chat_id, bulk)
         try:
             await bot.do_api_request("editEphemeralMessageText", api_kwargs=_json(body))
         except BadRequest as exc:

@@ -165,12 +165,14 @@ async def redraw_open_hand(
     ref = EphemeralRef.decode(data.get(hand_key(user_id)))
     if ref is None:
         return False
-    view = await deps.port.view(game_id, user_id)
-    if view is None or (view.get("you") or {}).get("seat") is None:
-        return False
-    text, markup = render_panel(t, deps, view, in_group=True)
+    channel = channel_of(deps.extra, deps.runtime)
     try:
-        await channel_of(deps.extra, deps.runtime).edit(bot, ref, text, markup, bulk=True)
+        await channel.pay(ref.chat_id, bulk=True)  # no token: nothing read, nothing drawn
+        view = await deps.port.view(game_id, user_id)
+        if view is None or (view.get("you") or {}).get("seat") is None:
+            return False
+        text, markup = render_panel(t, deps, view, in_group=True)
+        await channel.edit(bot, ref, text, markup, paid=True)
     except EphemeralUnavailable as exc:
         log.info("open hand in the group not redrawn (%s)", exc)
         return False

@@ -10,6 +10,7 @@ import json
 import os
 import random
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
 from telegram_bot.ephemeral import EphemeralChannel, EphemeralRef, EphemeralUnavailable
 from telegram_bot.i18n import Translator
+from telegram_bot.panels import hand_key, redraw_open_hand
 from tests.telegram_bot.bot_driver import (
     assert_no_leaks,
     callback_parts,
@@ -489,3 +491,30 @@ async def test_in_a_forum_topic_the_hand_shows_in_that_topic(fast_env: BotEnv) -
     eph = await _my_cards(env, group, users[2])
     assert eph is not None and eph.get("message_thread_id") == 77
     assert not api.unanswered_queries()
+
+
+async def test_an_open_hand_the_budget_cannot_redraw_reads_nothing() -> None:
+    """At a turn start a hand left open in the group is redrawn as a bulk write; when the
+    group's budget has no token for it, the player's view is not even read."""
+    asked: list[tuple[int, bool]] = []
+    reads: list[tuple[str, int | None]] = []
+
+    async def refuse(chat_id: int, bulk: bool = False) -> bool:
+        asked.append((chat_id, bulk))
+        return False
+
+    async def get_game_data(game_id: str) -> dict[str, str]:
+        return {hand_key(7): EphemeralRef(-100, 7, 3).encode()}
+
+    async def view(game_id: str, user_id: int | None) -> None:
+        reads.append((game_id, user_id))
+
+    deps = SimpleNamespace(
+        runtime=SimpleNamespace(get_game_data=get_game_data),
+        port=SimpleNamespace(view=view),
+        extra={"ephemeral": EphemeralChannel(budget=refuse)},
+    )
+    shown = await redraw_open_hand(None, deps, "g1", 7, Translator("en"))  # type: ignore[arg-type]
+    assert shown is False
+    assert asked == [(-100, True)]  # one bulk token asked for, in that group
+    assert reads == []
