@@ -226,6 +226,21 @@ class Driver:
         await asyncio.gather(*self._sockets, return_exceptions=True)
         self._sockets.clear()
 
+    def unannounced(self) -> int:
+        """Acknowledged versions no WebSocket notice has covered yet."""
+        return sum(1 for game in self.games for version in game.sent_at if game.pushed < version)
+
+    async def announced(self, grace: float) -> int:
+        """Wait up to ``grace`` seconds for the notices still on their way when the last
+        step ended (a move acknowledged in its last milliseconds is announced a moment
+        later); returns how many were on their way. ``grace`` stays below the sockets'
+        RESYNC (10 s), so a notice that pub/sub lost is still counted as never announced."""
+        waiting = self.unannounced()
+        began = time.monotonic()
+        while self.unannounced() and time.monotonic() - began < grace:
+            await asyncio.sleep(0.05)
+        return waiting
+
     def push_figures(self) -> tuple[list[float], int, list[tuple[str, int, int]]]:
         """Notice delays (POST sent -> notice), acked versions no notice ever covered, and
         examples of those (game id, version, highest version announced)."""

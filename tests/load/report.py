@@ -205,7 +205,8 @@ def summary(report: dict[str, Any]) -> str:
         f"acknowledged, {integ['acknowledged_then_lost']} of them lost",
         f"- WebSocket notices (POST sent → notice) p50 / p95 / p99 ms: "
         f"{_d(report.get('ws_push_ms'), 'p50', 'p95', 'p99')}; acknowledged versions never "
-        f"announced: {report.get('ws_acked_versions_never_announced')}",
+        f"announced: {report.get('ws_acked_versions_never_announced')} (still on their way "
+        f"when the last step ended: {report.get('ws_in_flight_at_end', '—')})",
         f"- timers: {timers['timers_seen_firing']} seen firing, delay after deadline p50 / "
         f"p95 / p99 / max ms {_d(late, 'p50', 'p95', 'p99', 'max')}"
         f"; stuck games (pending > deadline + 2 s): {timers['stuck_games']}",

@@ -30,6 +30,10 @@ from tests.load.monitor import Sampler, TimerWatch, redis_memory_per_game
 from tests.load.selfwatch import SelfWatch, alignment
 from tests.load.verify import verify
 
+# seconds the report waits for the notices of moves acknowledged in the last step's final
+# moment before it counts a version as never announced (below the sockets' RESYNC, 10 s)
+NOTICE_GRACE = 3.0
+
 
 @dataclass
 class LoadConfig:
@@ -293,6 +297,7 @@ async def _drive(
                 steps.append(step)
             if cfg.settle:
                 await asyncio.sleep(cfg.settle)
+            out["ws_in_flight_at_end"] = await driver.announced(NOTICE_GRACE)
             delays, missed, examples = driver.push_figures()
             from tests.load.stats import dist
 
