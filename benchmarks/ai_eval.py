@@ -12,6 +12,8 @@ with a 95% Wilson interval, belief accuracy, mean/p95/p99/max AI decision CPU ti
 one-round deals, the seat dealt ROLE at `--level` against the same seat at `--base`, every
 other seat at `--base`; one JSON line per role with the paired differences of the seat's
 side winning and of its gold (mean and 95% interval) and its CPU ms per decision.
+`--consistency ROLE...` asks how often two `--level` decisions of the same view, with other
+seeds, pick the same move (and the same for `normal`): the search's noise, in a minute.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.ai.evaluate import Assignment, play_games
-from core.ai.substitution import seat_substitution
+from core.ai.substitution import decision_consistency, seat_substitution
 from core.engine import GameConfig
 
 MATCHUPS = {
@@ -87,6 +89,25 @@ def substitute(
         "per_deal": {"win": paired.win, "gold": paired.gold, "times": paired.times},
     }
     out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def consistency(
+    edition: str, players: int, role: str, deals: int, seed: int, level: str
+) -> dict[str, object]:
+    cfg = GameConfig.from_options(edition, players, {"rounds": 1})
+    out: dict[str, object] = {
+        "protocol": "consistency",
+        "edition": edition,
+        "players": players,
+        "role": role,
+        "level": level,
+        "seed": seed,
+        "deals": deals,
+        **decision_consistency(
+            cfg, deals=deals, seed=seed, tested=role, level=level, clock=time.process_time
+        ),
+    }
     return out
 
 
@@ -195,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=1000, help="deals per role (--substitute)")
     p.add_argument("--base", choices=["easy", "normal", "hard"], default="normal")
     p.add_argument("--merge", metavar="FILE", help="pool --substitute lines of other seeds")
+    p.add_argument(
+        "--consistency",
+        metavar="ROLE",
+        nargs="+",
+        help="how often two decisions of one view agree, per role (views of --deals deals)",
+    )
     args = p.parse_args(argv)
     if args.merge:
         print(merge(args.merge))
@@ -203,6 +230,14 @@ def main(argv: list[str] | None = None) -> int:
         print(table(args.table))
         return 0
     editions = ["classic", "expansion"] if args.edition == "both" else [args.edition]
+    if args.consistency:
+        level = "hard" if args.level == "normal" else args.level
+        for ed in editions:
+            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
+                for role in args.consistency:
+                    line = consistency(ed, n, role, args.deals, args.seed, level)
+                    print(json.dumps(line), flush=True)
+        return 0
     if args.substitute:
         level = "hard" if args.level == "normal" and args.base == "normal" else args.level
         for ed in editions:

@@ -97,7 +97,9 @@ async def test_load_short_with_hard_tables() -> None:
     for step in report["steps"]:
         assert step["errors"] == 0, step["error_kinds"]
         assert set(step["statuses"]) == {"200"}, step["statuses"]
-        assert step["hard_tables"]["tables"] == 2, step
+        # the step's own window: the tables kept deciding while the API games ran
+        assert step["hard_tables"]["decisions"] >= 1, step["hard_tables"]
+        assert step["hard_tables"]["errors"] == 0, step["hard_tables"]
     assert report["server_error_log_lines"] == 0, report["server_error_examples"]
 
 

@@ -47,6 +47,11 @@ class Budget:
     candidates: int  # how many of the heuristic's best moves are searched
     steps: int  # simulated moves per decision, over every world and candidate
     depth: int  # plies per rollout beyond the candidate (0: the next seats, <= MAX_PLIES)
+    # A verdict counts as far as the worlds agree on it: a candidate's mean over the
+    # worlds of (its value - the world's candidate mean) is scaled by m^2 / (m^2 + se^2).
+    # With five plies and no shrinking two searches of one view (other seeds) picked the
+    # same move for 38 % of classic saboteur decisions (docs/benchmarks/ai.md).
+    shrink: bool = False
 
 
 def _blocked(front: tuple[str, ...] | list[str]) -> bool:
@@ -141,7 +146,7 @@ def search(
     plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
     worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
     try:
-        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng)
+        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng, budget.shrink)
     except (StateError, IllegalMove, ValueError):
         # a world the engine refuses (a view it never wrote): decide as `normal` would
         return scored
@@ -158,18 +163,36 @@ def _verdicts(
     plies: int,
     decide: Decide,
     rng: random.Random,
+    shrink: bool,
 ) -> dict[int, float]:
-    """Each candidate's mean value over the same `worlds` sampled worlds."""
+    """Each candidate's verdict over the same `worlds` sampled worlds (common random
+    numbers: every candidate is played in each world with the same rollout seed)."""
     me = sampler.me
-    totals = dict.fromkeys(cands, 0.0)
+    per_world: list[dict[int, float]] = []
     for _ in range(worlds):
         world = sampler.sample(rng)
         wview = view_for(world, me, log_limit=0)
         mine = (view.get("you") or {}).get("hand") or ()
         ids = {str(a["id"]): str(b["id"]) for a, b in zip(mine, wview["you"]["hand"], strict=True)}
         seed = rng.randrange(1 << 30)
+        row: dict[int, float] = {}
         for i in cands:
             after, _ = apply_move(world, me, _to_world(moves[i], ids))
             end = _rollout(after, plies, decide, random.Random(seed))
-            totals[i] += value(end, me) - (value(after, me) if REACTION else 0.0)
-    return {i: t / worlds for i, t in totals.items()}
+            row[i] = value(end, me) - (value(after, me) if REACTION else 0.0)
+        per_world.append(row)
+    return {
+        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], shrink)
+        for i in cands
+    }
+
+
+def shrunk(deltas: list[float], shrink: bool = True) -> float:
+    """The mean of a candidate's per-world deltas, shrunk toward 0 by its standard error
+    when `shrink`: a verdict one world's outlier carries counts for little."""
+    n = len(deltas)
+    m = sum(deltas) / n
+    if not shrink or n < 2:
+        return m
+    se2 = sum((d - m) ** 2 for d in deltas) / (n - 1) / n
+    return m * m * m / (m * m + se2) if m * m + se2 > 0 else 0.0

@@ -67,3 +67,20 @@ def test_seat_substitution_short() -> None:
         assert s["ms_p95"] < 400, s
     ci = mean_ci([1.0, 0.0, 1.0, 0.0])
     assert ci is not None and ci["lo"] < ci["mean"] == 0.5 < ci["hi"]
+
+
+def test_decision_consistency_is_measured_and_replayable() -> None:
+    """The search's noise in a minute (docs/benchmarks/ai.md, "How often two searches of
+    one view agree"): shares in [0, 1] over every decision of the tested role, the same
+    figures when asked again (seeded), and `easy`'s random moves and large noise agree
+    with themselves less often than `normal` does."""
+    from core.ai.substitution import decision_consistency
+
+    cfg = engine.GameConfig.from_options("classic", 5, {"rounds": 1})
+    easy = decision_consistency(cfg, deals=2, seed=4300, tested="digger", level="easy")
+    assert easy["decisions"] >= 10
+    for key in ("same_level_level", "same_level_normal", "same_normal_normal"):
+        assert 0.0 <= easy[key] <= 1.0
+    assert easy["same_level_level"] < easy["same_normal_normal"], easy
+    again = decision_consistency(cfg, deals=2, seed=4300, tested="digger", level="easy")
+    assert again == easy

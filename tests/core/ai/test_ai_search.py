@@ -80,3 +80,18 @@ def test_a_saboteur_2_round_plays_out_at_hard() -> None:
         state, _ = engine.apply_move(state, seat, move)
         steps += 1
     assert engine.phase(state) in ("round_over", "finished")
+
+
+def test_a_verdict_counts_as_far_as_the_worlds_agree() -> None:
+    """`hard`'s classic verdicts are shrunk by their spread over the worlds: eight worlds
+    that agree keep nearly their whole mean, one world's outlier with the same mean
+    keeps half of it; unshrunk (Saboteur 2's budget) the plain mean."""
+    from core.ai.search import shrunk
+
+    agree = [5.0, 4.0, 6.0, 5.0, 5.0, 4.0, 6.0, 5.0]
+    outlier = [40.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert shrunk(agree) == pytest.approx(5.0, rel=0.02)
+    assert shrunk(outlier) == pytest.approx(2.5)  # m = 5, se^2 = 25: 5 * 25 / 50
+    assert shrunk(outlier, shrink=False) == 5.0
+    assert shrunk([-5.0, -4.0, -6.0]) < -4.0  # the sign is kept
+    assert shrunk([0.0, 0.0]) == 0.0
