@@ -12,6 +12,7 @@ with a 95% Wilson interval, belief accuracy, mean/p95/p99/max AI decision CPU ti
 one-round deals, the seat dealt ROLE at `--level` against the same seat at `--base`, every
 other seat at `--base`; one JSON line per role with the paired differences of the seat's
 side winning and of its gold (mean and 95% interval) and its CPU ms per decision.
+`--paired A B` compares two versions' `--substitute` runs deal by deal (B - A).
 `--consistency ROLE...` asks how often two `--level` decisions of the same view, with other
 seeds, pick the same move (and the same for `normal`): the search's noise, in a minute.
 """
@@ -146,6 +147,46 @@ def merge(path: str) -> str:
     return "\n".join(out)
 
 
+def paired(path_a: str, path_b: str) -> str:
+    """Two versions of `hard` on the same deals: per configuration, the paired difference
+    (B - A) of the seat's side winning and of its gold, over the chunks both files hold
+    (same edition, players, role, base, seed and deal count: the same deals in order)."""
+    from core.ai.substitution import mean_ci
+
+    def chunks(path: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+        out = {}
+        for line in Path(path).read_text().splitlines():
+            r = json.loads(line) if line.strip() else {}
+            if r.get("protocol") == "seat-substitution":
+                k = (r["edition"], r["players"], r["role"], r["base"], r["seed"], r["deals"])
+                out[k] = r
+        return out
+
+    a, b = chunks(path_a), chunks(path_b)
+    wins: dict[tuple[Any, ...], list[float]] = {}
+    gold: dict[tuple[Any, ...], list[float]] = {}
+    for k in sorted(set(a) & set(b)):
+        conf = k[:4]
+        wa, wb = a[k]["per_deal"]["win"], b[k]["per_deal"]["win"]
+        ga, gb = a[k]["per_deal"]["gold"], b[k]["per_deal"]["gold"]
+        wins.setdefault(conf, []).extend(y - x for x, y in zip(wa, wb, strict=True))
+        gold.setdefault(conf, []).extend(y - x for x, y in zip(ga, gb, strict=True))
+    return "\n".join(
+        json.dumps(
+            {
+                "edition": conf[0],
+                "players": conf[1],
+                "role": conf[2],
+                "base": conf[3],
+                "deals": len(wins[conf]),
+                "win_diff_b_minus_a": mean_ci(wins[conf]),
+                "gold_diff_b_minus_a": mean_ci(gold[conf]),
+            }
+        )
+        for conf in wins
+    )
+
+
 def _pct(r: dict[str, Any] | None) -> str:
     if not r:
         return "0%"
@@ -217,6 +258,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--base", choices=["easy", "normal", "hard"], default="normal")
     p.add_argument("--merge", metavar="FILE", help="pool --substitute lines of other seeds")
     p.add_argument(
+        "--paired",
+        metavar="FILE",
+        nargs=2,
+        help="--substitute lines of two versions (A B): B - A on the deals both played",
+    )
+    p.add_argument(
         "--consistency",
         metavar="ROLE",
         nargs="+",
@@ -225,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.merge:
         print(merge(args.merge))
+        return 0
+    if args.paired:
+        print(paired(*args.paired))
         return 0
     if args.table:
         print(table(args.table))
