@@ -404,9 +404,11 @@ async def test_the_current_seat_is_always_in_view_with_many_seats(
     rnd = random.Random(5)
     try:
         await page.wait_for_function(CHIP_IN_VIEW, timeout=1000)
-        sizes = await page.eval_on_selector_all(
-            "#players .seat .name",
-            "els => els.map((e) => parseFloat(getComputedStyle(e).fontSize))",
+        # one script queries and measures: a redraw between a query and its measure
+        # leaves detached elements, whose computed font size is "" (NaN)
+        sizes = await page.evaluate(
+            "() => [...document.querySelectorAll('#players .seat .name')]"
+            ".map((e) => parseFloat(getComputedStyle(e).fontSize))"
         )
         assert len(sizes) == seats and min(sizes) >= 14  # readable names
         await page.wait_for_timeout(1300)  # (the reader's own turn may frame at open)
