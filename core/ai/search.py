@@ -18,15 +18,18 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from core.ai.board_model import INF, Board
 from core.ai.cards import BREAK_CARDS
 from core.ai.knowledge import is_saboteur_side, role_kind
+from core.ai.win_model import p_diggers
 from core.ai.worlds import WorldSampler
 from core.engine import GameState, IllegalMove, StateError, actor, apply_move, phase, view_for
 from core.engine.cards import GOLD
 from core.engine.shapes import MoveDict, ViewDict
 
+Judge = Literal["distance", "win"]  # how a rollout's end is judged (Budget.judge)
 WIN = 100.0  # a round won, in the heuristic's unit (10 = one card of progress)
 GOLD_W = 5.0  # per nugget won in the round
 BLOCKED_W = 4.0  # a seat of a side with a broken tool or trapped, against that side
@@ -52,6 +55,10 @@ class Budget:
     # With five plies and no shrinking two searches of one view (other seeds) picked the
     # same move for 38 % of classic saboteur decisions (docs/benchmarks/ai.md).
     shrink: bool = False
+    # How a rollout's end is judged for a classic digger or saboteur: "distance" (10 a
+    # card, whatever the round's stage) or "win" (the diggers' chance of winning from
+    # there, `core.ai.win_model`, at WIN points for a certain win).
+    judge: Judge = "distance"
 
 
 def _blocked(front: tuple[str, ...] | list[str]) -> bool:
@@ -73,7 +80,7 @@ def _distances(state: GameState) -> tuple[int, int, int]:
     return d_any, d_blue, d_green
 
 
-def value(state: GameState, me: int) -> float:
+def value(state: GameState, me: int, judge: Judge = "distance") -> float:
     """How good this world is for `me`, by the goal of the role `me` holds in it now."""
     rs = state.rs
     if rs.result is not None:
@@ -82,6 +89,9 @@ def value(state: GameState, me: int) -> float:
         wins = res.get("winnings") or [0] * state.config.players
         return (WIN if won else -WIN) + GOLD_W * float(wins[me])
     kind = role_kind(rs.roles[me])
+    if judge == "win" and not state.config.expansion and kind in ("digger", "saboteur"):
+        v = WIN * (2.0 * p_diggers(state) - 1.0)
+        return v if kind == "digger" else -v
     if kind == "geologist":
         view = view_for(state, None, log_limit=0)
         return 10.0 * Board.from_view(view).crystals()
@@ -146,7 +156,7 @@ def search(
     plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
     worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
     try:
-        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng, budget.shrink)
+        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng, budget)
     except (StateError, IllegalMove, ValueError):
         # a world the engine refuses (a view it never wrote): decide as `normal` would
         return scored
@@ -163,7 +173,7 @@ def _verdicts(
     plies: int,
     decide: Decide,
     rng: random.Random,
-    shrink: bool,
+    budget: Budget,
 ) -> dict[int, float]:
     """Each candidate's verdict over the same `worlds` sampled worlds (common random
     numbers: every candidate is played in each world with the same rollout seed)."""
@@ -179,10 +189,11 @@ def _verdicts(
         for i in cands:
             after, _ = apply_move(world, me, _to_world(moves[i], ids))
             end = _rollout(after, plies, decide, random.Random(seed))
-            row[i] = value(end, me) - (value(after, me) if REACTION else 0.0)
+            now = value(after, me, budget.judge) if REACTION else 0.0
+            row[i] = value(end, me, budget.judge) - now
         per_world.append(row)
     return {
-        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], shrink)
+        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], budget.shrink)
         for i in cands
     }
 

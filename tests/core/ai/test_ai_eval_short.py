@@ -52,7 +52,9 @@ def test_seat_substitution_short() -> None:
     per role at 5 players. Loose bounds: `hard` in the seat loses at most 2 of the 6
     deals its `normal` self won (the full protocol's interval is what judges strength),
     the paired gold difference is at most 2 nuggets per deal lost on average, and a
-    hard decision's p95 stays under 0.4 s of CPU on a shared CI box."""
+    hard decision's p95 stays under 0.6 s of CPU: a guard against a budget gone wrong by
+    a multiple, not the 250 ms target (CPU time on this shared box varies by a third from
+    run to run; the benchmark measures the target)."""
     import time
 
     from core.ai.substitution import mean_ci, seat_substitution
@@ -64,7 +66,7 @@ def test_seat_substitution_short() -> None:
         assert s["deals"] == 6 and s["skipped"] == 0, s
         assert sum(p.win) >= -2, s
         assert s["gold_diff"]["mean"] >= -2.0, s
-        assert s["ms_p95"] < 400, s
+        assert s["ms_p95"] < 600, s
     ci = mean_ci([1.0, 0.0, 1.0, 0.0])
     assert ci is not None and ci["lo"] < ci["mean"] == 0.5 < ci["hi"]
 
