@@ -251,6 +251,12 @@ async def test_confirm_step_back_and_commit_on_the_ephemeral_panel(fast_env: Bot
     await api.wait_for(
         lambda: any(m.get("text", "").startswith("✔") for m in api.bot_messages(actor.id))
     )
+    # the board in the group follows the move: its caption names the next player
+    nxt, _ = await _actor(env, game_id, users)
+    assert nxt != actor
+    await api.wait_for(
+        lambda: f"{nxt.first_name}'s turn" in str((_board(api, group.id) or {}).get("caption"))
+    )
     assert_no_leaks(env, None, set())
     assert not api.unanswered_queries()
     _save(api, "confirm_step", group, users)
