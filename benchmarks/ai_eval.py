@@ -15,11 +15,14 @@ side winning and of its gold (mean and 95% interval) and its CPU ms per decision
 `--paired A B` compares two versions' `--substitute` runs deal by deal (B - A).
 `--consistency ROLE...` asks how often two `--level` decisions of the same view, with other
 seeds, pick the same move (and the same for `normal`): the search's noise, in a minute.
+`--judge win` makes classic `hard` judge its rollouts by the win model (core.ai.win_model)
+instead of the distance (its default), for any of the above.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -28,6 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.ai import agent
 from core.ai.evaluate import Assignment, play_games
 from core.ai.substitution import decision_consistency, seat_substitution
 from core.engine import GameConfig
@@ -269,7 +273,16 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         help="how often two decisions of one view agree, per role (views of --deals deals)",
     )
+    p.add_argument(
+        "--judge",
+        choices=["distance", "win"],
+        help="how classic hard judges a rollout's end (default: the committed budget's)",
+    )
     args = p.parse_args(argv)
+    if args.judge:
+        budget = agent.HARD_BUDGET["classic"]
+        agent.HARD_BUDGET["classic"] = dataclasses.replace(budget, judge=args.judge)
+    extra = {"judge": args.judge} if args.judge else {}
     if args.merge:
         print(merge(args.merge))
         return 0
@@ -286,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
                 for role in args.consistency:
                     line = consistency(ed, n, role, args.deals, args.seed, level)
-                    print(json.dumps(line), flush=True)
+                    print(json.dumps(line | extra), flush=True)
         return 0
     if args.substitute:
         level = "hard" if args.level == "normal" and args.base == "normal" else args.level
@@ -294,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
                 for role in args.substitute:
                     line = substitute(ed, n, role, args.deals, args.seed, level, args.base)
-                    print(json.dumps(line), flush=True)
+                    print(json.dumps(line | extra), flush=True)
         return 0
     matchups = [m for m in MATCHUPS if m != "random"] if args.matchup == "all" else [args.matchup]
     for ed in editions:
