@@ -59,15 +59,22 @@ def _rng(view: ViewDict, level: str, seed: int) -> random.Random:
     )
 
 
-def choose_move(view: ViewDict, *, level: str = "normal", seed: int) -> MoveDict:
-    """One of `view["legal_moves"]`; ValueError when the seat may not act."""
+def choose_move(
+    view: ViewDict,
+    *,
+    level: str = "normal",
+    seed: int,
+    verdicts: list[list[dict[int, float]]] | None = None,
+) -> MoveDict:
+    """One of `view["legal_moves"]`; ValueError when the seat may not act. `verdicts`,
+    when given, receives the search's per-world values of its candidates (benchmarks)."""
     moves = list(view.get("legal_moves") or ())
     if not moves:
         raise ValueError("no legal move: this seat may not act now")
     lv = LEVELS.get(level)
     if lv is None:
         raise ValueError(f"unknown level {level!r} (easy, normal, hard)")
-    return _decide(view, moves, lv, _rng(view, level, seed))
+    return _decide(view, moves, lv, _rng(view, level, seed), verdicts)
 
 
 def _rollout_move(view: ViewDict, seed: int) -> MoveDict:
@@ -83,7 +90,13 @@ def _sampler(view: ViewDict, ctx: policy.Ctx) -> WorldSampler | None:
         return None
 
 
-def _decide(view: ViewDict, moves: list[MoveDict], lv: Level, rng: random.Random) -> MoveDict:
+def _decide(
+    view: ViewDict,
+    moves: list[MoveDict],
+    lv: Level,
+    rng: random.Random,
+    verdicts: list[list[dict[int, float]]] | None = None,
+) -> MoveDict:
     if len(moves) == 1:
         return moves[0].copy()
     kinds = {m.get("type") for m in moves}
@@ -111,6 +124,6 @@ def _decide(view: ViewDict, moves: list[MoveDict], lv: Level, rng: random.Random
         budget = lv.search.get(str(view.get("edition")))
         sampler = _sampler(view, ctx)
         if budget is not None and sampler is not None:
-            scored = search(view, moves, scored, sampler, budget, _rollout_move, rng)
+            scored = search(view, moves, scored, sampler, budget, _rollout_move, rng, verdicts)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return moves[best_i].copy()

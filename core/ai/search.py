@@ -146,9 +146,11 @@ def search(
     budget: Budget,
     decide: Decide,
     rng: random.Random,
+    rows: list[list[dict[int, float]]] | None = None,
 ) -> list[tuple[float, int]]:
     """The searched candidates' scores, each moved by the search's verdict; `scored`
-    itself when the heuristic's choice is clear (the caller picks among what it gets)."""
+    itself when the heuristic's choice is clear (the caller picks among what it gets).
+    `rows`, when given, receives the search's per-world values (benchmarks read them)."""
     ranked = sorted(scored, key=lambda si: (si[0], -si[1]), reverse=True)
     cands = [i for _, i in ranked[: budget.candidates]]
     if len(cands) < 2 or ranked[0][0] - ranked[1][0] >= CLEAR_LEAD:
@@ -156,15 +158,21 @@ def search(
     plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
     worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
     try:
-        mean = _verdicts(view, moves, cands, sampler, worlds, plies, decide, rng, budget)
+        per_world = _rows(view, moves, cands, sampler, worlds, plies, decide, rng, budget)
     except (StateError, IllegalMove, ValueError):
         # a world the engine refuses (a view it never wrote): decide as `normal` would
         return scored
+    if rows is not None:
+        rows.append(per_world)
+    mean = {
+        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], budget.shrink)
+        for i in cands
+    }
     centre = sum(mean.values()) / len(mean)
     return [(s + SEARCH_W * (mean[i] - centre), i) for s, i in scored if i in mean]
 
 
-def _verdicts(
+def _rows(
     view: ViewDict,
     moves: list[MoveDict],
     cands: list[int],
@@ -174,8 +182,8 @@ def _verdicts(
     decide: Decide,
     rng: random.Random,
     budget: Budget,
-) -> dict[int, float]:
-    """Each candidate's verdict over the same `worlds` sampled worlds (common random
+) -> list[dict[int, float]]:
+    """Each candidate's value in each of the same `worlds` sampled worlds (common random
     numbers: every candidate is played in each world with the same rollout seed)."""
     me = sampler.me
     per_world: list[dict[int, float]] = []
@@ -192,10 +200,7 @@ def _verdicts(
             now = value(after, me, budget.judge) if REACTION else 0.0
             row[i] = value(end, me, budget.judge) - now
         per_world.append(row)
-    return {
-        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], budget.shrink)
-        for i in cands
-    }
+    return per_world
 
 
 def shrunk(deltas: list[float], shrink: bool = True) -> float:

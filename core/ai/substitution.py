@@ -161,10 +161,11 @@ def decision_consistency(
             state, _ = engine.apply_move(state, s, move)
     same = {"level_level": 0, "level_normal": 0, "normal_normal": 0}
     times = []
+    rows: list[list[dict[int, float]]] = []
     other = 1 << 20
     for i, view in enumerate(views):
         t0 = clock() if clock else 0.0
-        a = choose_move(view, level=level, seed=i)
+        a = choose_move(view, level=level, seed=i, verdicts=rows)
         if clock:
             times.append(clock() - t0)
         b = choose_move(view, level=level, seed=i + other)
@@ -178,8 +179,35 @@ def decision_consistency(
         "decisions": len(views),
         **{f"same_{key}": round(v / k, 3) for key, v in same.items()},
     }
+    if rows:
+        ratios = sorted(verdict_signal(r) for r in rows)
+        out["searched"] = round(len(rows) / k, 3)
+        out["verdict_signal_median"] = round(ratios[len(ratios) // 2], 2)
+        out["verdict_signal_over_2"] = round(sum(r > 2 for r in ratios) / len(ratios), 3)
     if times:
         ts = sorted(times)
         out["ms_mean"] = round(1000 * sum(ts) / len(ts), 1)
         out["ms_p95"] = round(1000 * ts[min(len(ts) - 1, int(0.95 * len(ts)))], 1)
     return out
+
+
+def verdict_signal(per_world: list[dict[int, float]]) -> float:
+    """How far one search's candidates stand apart, in units of their own noise: the root
+    mean square of the candidates' mean verdicts (each world centred on its candidates'
+    mean) over the root mean square of their standard errors across the worlds.
+
+    Why: a search can only choose what its worlds tell apart. With no true difference
+    between the candidates this reads about 1; a verdict worth following reads well
+    above it."""
+    worlds = len(per_world)
+    cands = list(per_world[0])
+    deltas = {i: [row[i] - sum(row.values()) / len(row) for row in per_world] for i in cands}
+    means = {i: sum(d) / worlds for i, d in deltas.items()}
+    between = sum(m * m for m in means.values()) / len(cands)
+    if worlds < 2:
+        return math.inf if between > 0 else 0.0
+    var = {i: sum((x - means[i]) ** 2 for x in d) / (worlds - 1) for i, d in deltas.items()}
+    within = sum(v / worlds for v in var.values()) / len(cands)
+    if within == 0:
+        return math.inf if between > 0 else 0.0
+    return math.sqrt(between / within)

@@ -86,3 +86,31 @@ def test_decision_consistency_is_measured_and_replayable() -> None:
     assert easy["same_level_level"] < easy["same_normal_normal"], easy
     again = decision_consistency(cfg, deals=2, seed=4300, tested="digger", level="easy")
     assert again == easy
+
+
+def test_the_verdict_signal_reads_noise_as_about_one_and_a_clear_choice_above_it() -> None:
+    """`verdict_signal` (docs/benchmarks/ai.md): candidates that differ only by their
+    worlds' noise read about 1; one candidate better in every world by three times the
+    noise reads far above it; a difference with no noise at all reads infinite."""
+    import math
+    import random
+
+    from core.ai.substitution import verdict_signal
+
+    rng = random.Random(5)
+    noise = [{i: rng.gauss(0.0, 10.0) for i in range(4)} for _ in range(2000)]
+    assert 0.9 < verdict_signal(noise) < 1.1
+    clear = [{0: 30.0 + rng.gauss(0.0, 10.0), 1: rng.gauss(0.0, 10.0)} for _ in range(8)]
+    assert verdict_signal(clear) > 3.0
+    assert verdict_signal([{0: 5.0, 1: 0.0}, {0: 15.0, 1: 10.0}]) == math.inf
+    assert verdict_signal([{0: 1.0, 1: 1.0}, {0: 2.0, 1: 2.0}]) == 0.0
+
+
+def test_the_consistency_run_reports_how_far_the_searches_tell_candidates_apart() -> None:
+    from core.ai.substitution import decision_consistency
+
+    cfg = engine.GameConfig.from_options("classic", 5, {"rounds": 1})
+    hard = decision_consistency(cfg, deals=1, seed=4300, tested="saboteur", level="hard")
+    assert 0.0 < hard["searched"] <= 1.0, hard
+    assert hard["verdict_signal_median"] >= 0.0
+    assert 0.0 <= hard["verdict_signal_over_2"] <= 1.0
