@@ -17,6 +17,7 @@ from core.service.lobby_settings import options_for
 from core.service.models import ServiceConfig
 from core.service.service import GameService
 from core.store import RedisStore, SendBudget
+from core.store.keys import Keys
 from telegram_bot import keyboards as kb
 from telegram_bot import texts
 from telegram_bot.app import BotOptions
@@ -313,6 +314,14 @@ async def test_a_429_from_telegram_pauses_that_group_on_every_worker(
         users[0].say(group.id, "/help")  # the reply meets the 429
         await api.wait_for(lambda: api.rate_limited, timeout=10)
         hit = api.rate_limited[0].at
+        # the worker records the hold once the 429 has come back to it (a moment after
+        # the fake answered it; on a busy box long enough for the next line to win)
+        hold_key = Keys(redis_prefix).send_hold(group.id)
+
+        async def held() -> bool:
+            return bool(await redis_client.exists(hold_key))
+
+        await wait_async(held, timeout=5)
         allowed, wait = await other.service.take_send_token(group.id, other.deps.runtime.budget)
         assert not allowed and wait > 1.0
         # the reply is retried after the hold; no worker writes to the group meanwhile
