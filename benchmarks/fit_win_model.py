@@ -29,7 +29,7 @@ from core import engine
 from core.ai.agent import choose_move
 from core.ai.entry import ai_view
 from core.ai.knowledge import role_kind
-from core.ai.win_model import FEATURES, Situation, features, logit, situation
+from core.ai.win_model import FEATURES, Situation, chance, features, situation
 from core.engine import GameConfig
 
 OUT = Path(__file__).resolve().parent.parent / "core" / "ai" / "data" / "win_classic.json"
@@ -64,7 +64,7 @@ def fit(xs: list[tuple[float, ...]], ys: list[int], ridge: float = 1e-3) -> list
         grad = [0.0] * k
         hess = [[0.0] * k for _ in range(k)]
         for x, y in zip(xs, ys, strict=True):
-            p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit(x, w)))))
+            p = chance(x, tuple(w))
             r = p - y
             q = p * (1.0 - p)
             for i in range(k):
@@ -105,8 +105,7 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
 def report(xs: list[tuple[float, ...]], ys: list[int], w: list[float]) -> dict[str, float]:
     loss = hits = 0.0
     for x, y in zip(xs, ys, strict=True):
-        z = max(-30.0, min(30.0, logit(x, w)))
-        p = min(1 - 1e-9, max(1e-9, 1.0 / (1.0 + math.exp(-z))))
+        p = min(1 - 1e-9, max(1e-9, chance(x, tuple(w))))
         loss -= math.log(p if y else 1.0 - p)
         hits += (p >= 0.5) == bool(y)
     return {"log_loss": round(loss / len(xs), 4), "accuracy": round(hits / len(xs), 4)}

@@ -23,10 +23,9 @@ from typing import Literal
 from core.ai.board_model import INF, Board
 from core.ai.cards import BREAK_CARDS
 from core.ai.knowledge import is_saboteur_side, role_kind
-from core.ai.win_model import p_diggers
+from core.ai.win_model import p_diggers, unrevealed_gold
 from core.ai.worlds import WorldSampler
 from core.engine import GameState, IllegalMove, StateError, actor, apply_move, phase, view_for
-from core.engine.cards import GOLD
 from core.engine.shapes import MoveDict, ViewDict
 
 Judge = Literal["distance", "win"]  # how a rollout's end is judged (Budget.judge)
@@ -67,11 +66,10 @@ def _blocked(front: tuple[str, ...] | list[str]) -> bool:
 
 def _distances(state: GameState) -> tuple[int, int, int]:
     """(any route, blue's route, green's route) from the maze to the world's gold."""
-    view = view_for(state, None, log_limit=0)
-    board = Board.from_view(view)
-    gold = next(g for g, c in enumerate(state.rs.board.goals) if c == GOLD)
-    if state.rs.board.revealed[gold]:
+    found = unrevealed_gold(state)
+    if found is None:
         return 0, 0, 0
+    gold, board = found
     d_any = board.goal_distances().get(gold, INF)
     if not state.config.expansion:
         return d_any, d_any, d_any
@@ -164,10 +162,7 @@ def search(
         return scored
     if rows is not None:
         rows.append(per_world)
-    mean = {
-        i: shrunk([row[i] - sum(row.values()) / len(row) for row in per_world], budget.shrink)
-        for i in cands
-    }
+    mean = {i: shrunk(d, budget.shrink) for i, d in centred(per_world).items()}
     centre = sum(mean.values()) / len(mean)
     return [(s + SEARCH_W * (mean[i] - centre), i) for s, i in scored if i in mean]
 
@@ -201,6 +196,12 @@ def _rows(
             row[i] = value(end, me, budget.judge) - now
         per_world.append(row)
     return per_world
+
+
+def centred(per_world: list[dict[int, float]]) -> dict[int, list[float]]:
+    """Each candidate's per-world deltas from that world's candidate mean (what a world
+    favours every candidate by alike says nothing about which to play)."""
+    return {i: [row[i] - sum(row.values()) / len(row) for row in per_world] for i in per_world[0]}
 
 
 def shrunk(deltas: list[float], shrink: bool = True) -> float:

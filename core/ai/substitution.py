@@ -19,6 +19,7 @@ from typing import Any
 from core.ai.agent import choose_move
 from core.ai.entry import ai_view
 from core.ai.knowledge import is_saboteur_side, role_kind
+from core.ai.search import centred
 
 Clock = Callable[[], float] | None
 
@@ -200,8 +201,8 @@ def verdict_signal(per_world: list[dict[int, float]]) -> float:
     between the candidates this reads about 1; a verdict worth following reads well
     above it."""
     worlds = len(per_world)
-    cands = list(per_world[0])
-    deltas = {i: [row[i] - sum(row.values()) / len(row) for row in per_world] for i in cands}
+    deltas = centred(per_world)
+    cands = list(deltas)
     means = {i: sum(d) / worlds for i, d in deltas.items()}
     between = sum(m * m for m in means.values()) / len(cands)
     if worlds < 2:

@@ -45,39 +45,44 @@ class Situation:
     dist: int  # cards still needed from the maze to the gold (0 once revealed)
     cards: int  # cards left to play: the pile and every hand (every turn spends one)
     players: int
-    diggers: int
     free_diggers: int  # diggers without a broken tool
     saboteurs: int
     free_saboteurs: int
 
 
-def gold_distance(state: GameState) -> int:
-    """Cards still needed from the maze to the gold (0 once it is revealed)."""
+def unrevealed_gold(state: GameState) -> tuple[int, Board] | None:
+    """The gold's goal and the maze as a board, or None once the gold is revealed."""
     gold = next(g for g, c in enumerate(state.rs.board.goals) if c == GOLD)
     if state.rs.board.revealed[gold]:
+        return None
+    return gold, Board.from_view(view_for(state, None, log_limit=0))
+
+
+def gold_distance(state: GameState) -> int:
+    """Cards still needed from the maze to the gold (0 once it is revealed)."""
+    found = unrevealed_gold(state)
+    if found is None:
         return 0
-    board = Board.from_view(view_for(state, None, log_limit=0))
+    gold, board = found
     return int(board.goal_distances().get(gold, INF))
 
 
-def situation(state: GameState, dist: int | None = None) -> Situation:
-    """The model's reading of a classic state (`dist`: the gold distance when known)."""
+def situation(state: GameState) -> Situation:
+    """The model's reading of a classic state."""
     rs = state.rs
     n = state.config.players
-    diggers = free_diggers = saboteurs = free_saboteurs = 0
+    free_diggers = saboteurs = free_saboteurs = 0
     for s in range(n):
         broken = any(c in BREAK_CARDS for c in rs.in_front[s])
         if role_kind(rs.roles[s]) == "saboteur":
             saboteurs += 1
             free_saboteurs += not broken
         else:
-            diggers += 1
             free_diggers += not broken
     return Situation(
-        dist=gold_distance(state) if dist is None else dist,
+        dist=gold_distance(state),
         cards=rs.deck_size() + sum(len(h) for h in rs.hands),
         players=n,
-        diggers=diggers,
         free_diggers=free_diggers,
         saboteurs=saboteurs,
         free_saboteurs=free_saboteurs,
@@ -109,7 +114,12 @@ def logit(xs: tuple[float, ...], coef: tuple[float, ...]) -> float:
     return sum(x * w for x, w in zip(xs, coef, strict=True))
 
 
-def p_diggers(state: GameState, dist: int | None = None) -> float:
-    """The diggers' chance of winning the round from this classic state."""
-    z = max(-30.0, min(30.0, logit(features(situation(state, dist)), coefficients())))
+def chance(xs: tuple[float, ...], coef: tuple[float, ...]) -> float:
+    """The logistic of the inputs' weighted sum (clamped: exp overflows past ~700)."""
+    z = max(-30.0, min(30.0, logit(xs, coef)))
     return 1.0 / (1.0 + math.exp(-z))
+
+
+def p_diggers(state: GameState) -> float:
+    """The diggers' chance of winning the round from this classic state."""
+    return chance(features(situation(state)), coefficients())

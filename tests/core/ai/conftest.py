@@ -35,6 +35,20 @@ def sample_views(
     return out
 
 
+def midgame(edition: str, players: int, seed: int, moves: int) -> Any:
+    """A one-round state after `moves` random moves, or None if the round ended first."""
+    cfg = engine.GameConfig.from_options(edition, players, {"rounds": 1})
+    state = engine.new_game(cfg, seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        seat = engine.actor(state)
+        v = engine.view_for(state, seat)
+        state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
+        if engine.phase(state) != "playing":
+            return None
+    return state
+
+
 @pytest.fixture(scope="session")
 def classic_views() -> list[dict[str, Any]]:
     return sample_views("classic", 6, 3, 7000)

@@ -11,7 +11,7 @@ from core.ai import AI_LOG_LIMIT, ai_view, choose_move, decide
 from core.ai.beliefs import compute
 from core.ai.knowledge import goal_probs
 from core.ai.worlds import WorldSampler
-from tests.core.ai.conftest import engine
+from tests.core.ai.conftest import engine, midgame
 
 SAME = ("board", "deck_size", "discard_size", "round", "seq", "current_seat")
 
@@ -41,21 +41,8 @@ def test_worlds_agree_with_what_the_seat_sees(which: str, request: pytest.Fixtur
         assert {g["goal"]: g["kind"] for g in w["goals"] if g["goal"] in known} == known
 
 
-def _midgame(edition: str, players: int, seed: int, moves: int) -> Any:
-    cfg = engine.GameConfig.from_options(edition, players, {"rounds": 1})
-    state = engine.new_game(cfg, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        seat = engine.actor(state)
-        v = engine.view_for(state, seat)
-        state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
-        if engine.phase(state) != "playing":
-            return None
-    return state
-
-
 def test_decisions_replay_and_both_entries_agree() -> None:
-    state = _midgame("classic", 6, 31, 14)
+    state = midgame("classic", 6, 31, 14)
     assert state is not None
     seat = engine.actor(state)
     a = decide(state, seat, "hard", 7)

@@ -5,32 +5,15 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import math
-import random
 from importlib import resources
-from typing import Any
 
 from core.ai import win_model
 from core.ai.search import WIN, value
-from tests.core.ai.conftest import engine
-
-
-def _midgame(players: int, seed: int, moves: int) -> Any:
-    cfg = engine.GameConfig.from_options("classic", players, {"rounds": 1})
-    state = engine.new_game(cfg, seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        seat = engine.actor(state)
-        v = engine.view_for(state, seat)
-        state, _ = engine.apply_move(state, seat, rng.choice(v["legal_moves"]))
-        if engine.phase(state) != "playing":
-            return None
-    return state
+from tests.core.ai.conftest import midgame
 
 
 def _p(sit: win_model.Situation) -> float:
-    z = win_model.logit(win_model.features(sit), win_model.coefficients())
-    return 1.0 / (1.0 + math.exp(-z))
+    return win_model.chance(win_model.features(sit), win_model.coefficients())
 
 
 def test_the_fit_predicts_held_out_rounds_better_than_the_distance_alone() -> None:
@@ -52,35 +35,27 @@ def test_the_diggers_chance_falls_with_distance_and_rises_with_their_turns() -> 
             for free in range(diggers + 1):
                 for free_sab in range(saboteurs + 1):
                     row = [
-                        _p(
-                            win_model.Situation(
-                                d, cards, players, diggers, free, saboteurs, free_sab
-                            )
-                        )
+                        _p(win_model.Situation(d, cards, players, free, saboteurs, free_sab))
                         for d in range(win_model.DIST_CAP + 1)
                     ]
                     where = (players, cards, free, free_sab)
                     assert all(a >= b for a, b in itertools.pairwise(row)), where
                     if free:
                         fewer = win_model.Situation(
-                            5, cards, players, diggers, free - 1, saboteurs, free_sab
+                            5, cards, players, free - 1, saboteurs, free_sab
                         )
-                        more = win_model.Situation(
-                            5, cards, players, diggers, free, saboteurs, free_sab
-                        )
+                        more = win_model.Situation(5, cards, players, free, saboteurs, free_sab)
                         assert _p(fewer) <= _p(more), where
                     if free_sab:
-                        mended = win_model.Situation(
-                            5, cards, players, diggers, free, saboteurs, free_sab
-                        )
+                        mended = win_model.Situation(5, cards, players, free, saboteurs, free_sab)
                         broken = win_model.Situation(
-                            5, cards, players, diggers, free, saboteurs, free_sab - 1
+                            5, cards, players, free, saboteurs, free_sab - 1
                         )
                         assert _p(broken) >= _p(mended), where
 
 
 def test_a_broken_digger_lowers_the_diggers_chance() -> None:
-    state = _midgame(6, 7, 10)
+    state = midgame("classic", 6, 7, 10)
     assert state is not None
     digger = next(
         s
@@ -94,7 +69,7 @@ def test_a_broken_digger_lowers_the_diggers_chance() -> None:
 
 
 def test_a_judged_world_is_worth_the_same_to_both_sides_with_opposite_signs() -> None:
-    state = _midgame(6, 11, 12)
+    state = midgame("classic", 6, 11, 12)
     assert state is not None
     roles = [r.upper() for r in state.rs.roles]
     digger = next(s for s, r in enumerate(roles) if "DIGGER" in r)
