@@ -90,6 +90,24 @@ async def wait_view(page: Page, predicate: str, timeout: float = 15_000) -> Any:
     return await page.evaluate("window.__sab.view")
 
 
+async def settled_view_box(page: Page, selector: str, quiet_ms: int = 300) -> None:
+    """Wait until the element's view box has not changed for `quiet_ms` (at most 5 s)."""
+    await page.evaluate(
+        """async ([sel, quiet]) => {
+          const read = () => document.querySelector(sel).getAttribute("viewBox");
+          let last = read(), since = performance.now();
+          const end = since + 5000;
+          while (performance.now() < end) {
+            await new Promise((r) => setTimeout(r, 50));
+            const now = read();
+            if (now !== last) { last = now; since = performance.now(); }
+            else if (performance.now() - since >= quiet) return;
+          }
+        }""",
+        [selector, quiet_ms],
+    )
+
+
 async def game_where_actor_has(service: GameService, card_kind: str) -> tuple[str, int, dict]:
     """A 3-human classic game where the first actor can make a move of ``card_kind``."""
     for _ in range(40):
@@ -149,7 +167,10 @@ async def test_telegram_place_card_by_tapping_and_live_update(
             == "#2481cc"
         )
         await screenshot(a, "telegram-light-board")
-        # pan with a drag (vertical swipes of the Mini App are off meanwhile), wheel zoom
+        # pan with a drag (vertical swipes of the Mini App are off meanwhile), wheel zoom;
+        # first the board settles: a refit mid-drag (the page still filling in) would change
+        # the zoom, which is not what this checks
+        await settled_view_box(a, "#board")
         box = await a.locator("#board").bounding_box()
         assert box
         before_vb = await a.get_attribute("#board", "viewBox")
