@@ -15,6 +15,8 @@ side winning and of its gold (mean and 95% interval) and its CPU ms per decision
 `--paired A B` compares two versions' `--substitute` runs deal by deal (B - A).
 `--consistency ROLE...` asks how often two `--level` decisions of the same view, with other
 seeds, pick the same move (and the same for `normal`): the search's noise, in a minute.
+`--level oracle` (or `oracle-roles`, `oracle-gold`) with `--substitute` measures a seat's
+headroom: the seat plays at `--base` but is told every role and/or the gold's goal.
 `--judge win` makes classic `hard` judge its rollouts by the win model (core.ai.win_model)
 instead of the distance (its default), for any of the above.
 """
@@ -33,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.ai import agent
 from core.ai.evaluate import Assignment, play_games
-from core.ai.substitution import decision_consistency, seat_substitution
+from core.ai.substitution import ORACLES, decision_consistency, seat_substitution
 from core.engine import GameConfig
 
 MATCHUPS = {
@@ -255,7 +257,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--matchup", choices=[*MATCHUPS, "all"], default="all")
     p.add_argument("--rounds", type=int, default=300)
     p.add_argument("--seed", type=int, default=1000)
-    p.add_argument("--level", choices=["easy", "normal", "hard"], default="normal")
+    p.add_argument(
+        "--level",
+        choices=["easy", "normal", "hard", *ORACLES],
+        default="normal",
+        help="oracle levels (--substitute only): --base told every role and/or the gold",
+    )
     p.add_argument("--table", metavar="FILE", help="print markdown tables from JSON lines")
     p.add_argument("--substitute", metavar="ROLE", nargs="+", help="seat substitution per role")
     p.add_argument("--deals", type=int, default=1000, help="deals per role (--substitute)")
@@ -279,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         help="how classic hard judges a rollout's end (default: the committed budget's)",
     )
     args = p.parse_args(argv)
+    if args.level in ORACLES and not args.substitute:
+        p.error(f"--level {args.level} measures one seat's headroom: use it with --substitute")
     if args.judge:
         budget = agent.HARD_BUDGET["classic"]
         agent.HARD_BUDGET["classic"] = dataclasses.replace(budget, judge=args.judge)

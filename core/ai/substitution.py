@@ -14,14 +14,43 @@ import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from core.ai.agent import choose_move
 from core.ai.entry import ai_view
 from core.ai.knowledge import is_saboteur_side, role_kind
 from core.ai.search import centred
+from core.engine.cards import GOLD
+from core.engine.shapes import ViewDict
 
 Clock = Callable[[], float] | None
+
+# Levels that measure the headroom of one seat rather than an agent: the seat plays as
+# `base` but is told what no player can know (every seat's role, the gold's goal). What
+# such a seat gains over its `base` self bounds what better guessing could gain.
+ORACLES: dict[str, tuple[str, ...]] = {
+    "oracle": ("roles", "gold"),
+    "oracle-roles": ("roles",),
+    "oracle-gold": ("gold",),
+}
+
+
+def told(view: ViewDict, state: Any, what: tuple[str, ...]) -> ViewDict:
+    """`view` with the truths `what` names written into its private part, the way an
+    inspection (`known_roles`) or a peek (`known_goals`) would have written them."""
+    out: dict[str, Any] = dict(view)
+    you: dict[str, Any] = dict(view.get("you") or {})
+    if "roles" in what:
+        you["known_roles"] = [
+            {"seat": s, "role": r, "stale": False} for s, r in enumerate(state.rs.roles)
+        ]
+    if "gold" in what:
+        you["known_goals"] = [
+            {"goal": g, "kind": "gold" if c == GOLD else "stone"}
+            for g, c in enumerate(state.rs.board.goals)
+        ]
+    out["you"] = you
+    return cast(ViewDict, out)
 
 
 @dataclass(slots=True)
@@ -89,6 +118,8 @@ def play_round(
         view = ai_view(state, s)  # the round's whole public log, as `decide` gives it
         agent_seed = rng.randrange(1 << 30)
         lv = level if s == seat else base
+        if lv in ORACLES:
+            view, lv = told(view, state, ORACLES[lv]), base
         t0 = clock() if clock and s == seat else 0.0
         move = choose_move(view, level=lv, seed=agent_seed)
         if clock and s == seat:

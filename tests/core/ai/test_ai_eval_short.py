@@ -114,3 +114,32 @@ def test_the_consistency_run_reports_how_far_the_searches_tell_candidates_apart(
     assert 0.0 < hard["searched"] <= 1.0, hard
     assert hard["verdict_signal_median"] >= 0.0
     assert 0.0 <= hard["verdict_signal_over_2"] <= 1.0
+
+
+def test_an_oracle_seat_is_told_every_role_and_the_gold_and_believes_them() -> None:
+    """The headroom levels (docs/benchmarks/ai.md, "How much one seat can gain"): the
+    seat's view carries the truths, its beliefs take them as certain, the view it was
+    built from is untouched and a seat substitution with them is replayable."""
+    from core.ai.policy import make_ctx
+    from core.ai.substitution import ORACLES, seat_substitution, told
+
+    cfg = engine.GameConfig.from_options("classic", 6, {"rounds": 1})
+    state = engine.new_game(cfg, 77)
+    seat = engine.actor(state)
+    view = engine.view_for(state, seat)
+    seen = told(view, state, ORACLES["oracle"])
+    assert view["you"]["known_roles"] == [] and view["you"]["known_goals"] == []
+    ctx = make_ctx(seen, careful=True)
+    roles = state.rs.roles
+    for s in range(6):
+        if s != seat:
+            assert ctx.bel.p(s) == (1.0 if roles[s] == "SABOTEUR" else 0.0), (s, roles)
+    gold = [g for g, c in enumerate(state.rs.board.goals) if c == engine.cards.GOLD]
+    assert ctx.probs == {g: (1.0 if g == gold[0] else 0.0) for g in range(3)}
+    only_gold = make_ctx(told(view, state, ORACLES["oracle-gold"]), careful=True)
+    assert only_gold.probs == ctx.probs and 0.0 < only_gold.bel.p((seat + 1) % 6) < 1.0
+
+    runs = [
+        seat_substitution(cfg, deals=3, seed=4300, tested="digger", level="oracle") for _ in (0, 1)
+    ]
+    assert runs[0].summary() == runs[1].summary() and runs[0].summary()["deals"] == 3
