@@ -12,8 +12,10 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from core.ai import policy
+from core.ai.board_model import Memo
 from core.ai.policy import make_ctx, score_move
 from core.ai.search import Budget, search
 from core.ai.worlds import WorldSampler
@@ -74,12 +76,12 @@ def choose_move(
     lv = LEVELS.get(level)
     if lv is None:
         raise ValueError(f"unknown level {level!r} (easy, normal, hard)")
-    return _decide(view, moves, lv, _rng(view, level, seed), verdicts)
+    return _decide(view, moves, lv, _rng(view, level, seed), {}, verdicts)
 
 
-def _rollout_move(view: ViewDict, seed: int) -> MoveDict:
+def _rollout_move(view: ViewDict, seed: int, memo: Memo) -> MoveDict:
     moves = list(view.get("legal_moves") or ())
-    return _decide(view, moves, ROLLOUT, random.Random(seed))
+    return _decide(view, moves, ROLLOUT, random.Random(seed), memo)
 
 
 def _sampler(view: ViewDict, ctx: policy.Ctx) -> WorldSampler | None:
@@ -95,8 +97,11 @@ def _decide(
     moves: list[MoveDict],
     lv: Level,
     rng: random.Random,
+    memo: Memo,
     verdicts: list[list[dict[int, float]]] | None = None,
 ) -> MoveDict:
+    """The move `lv` plays; `memo` holds the maze distances this decision has searched
+    (its rollouts' boards share it: the same public maze recurs in every world)."""
     if len(moves) == 1:
         return moves[0].copy()
     kinds = {m.get("type") for m in moves}
@@ -104,7 +109,7 @@ def _decide(
         return moves[0].copy()
     if lv.random_move and not kinds & _TRIVIAL and rng.random() < lv.random_move:
         return rng.choice(moves).copy()
-    ctx = make_ctx(view, careful=lv.careful)
+    ctx = make_ctx(view, careful=lv.careful, memo=memo)
     scored = [(score_move(ctx, m), i) for i, m in enumerate(moves)]
     if lv.lookahead and policy.SAB_FIT_W and ctx.kind == "saboteur" and not ctx.expansion:
         # saboteurs re-judge their best placements, progress-looking ones included, by
@@ -124,6 +129,7 @@ def _decide(
         budget = lv.search.get(str(view.get("edition")))
         sampler = _sampler(view, ctx)
         if budget is not None and sampler is not None:
-            scored = search(view, moves, scored, sampler, budget, _rollout_move, rng, verdicts)
+            decide = partial(_rollout_move, memo=memo)
+            scored = search(view, moves, scored, sampler, budget, decide, rng, verdicts)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return moves[best_i].copy()

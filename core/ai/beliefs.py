@@ -176,8 +176,14 @@ def infer_goals(
 
 
 def compute(
-    view: ViewDict, *, careful: bool = True, cache: dict[int, dict[int, int]] | None = None
+    view: ViewDict,
+    *,
+    careful: bool = True,
+    cache: dict[int, dict[int, int]] | None = None,
+    events: list[Event] | None = None,
 ) -> BeliefState:
+    """This seat's beliefs; `events`, when given, are `round_events(view)` already read
+    (a caller that needs them too reads the log once)."""
     you = view.get("you") or {}
     me = you.get("seat")
     me = int(me) if me is not None else None
@@ -189,7 +195,8 @@ def compute(
         certain[me] = my_kind
     i_am_good = me is not None and my_kind not in ("saboteur", "profiteer", "unknown")
     i_am_bad = me is not None and my_kind == "saboteur"
-    events = round_events(view)
+    if events is None:
+        events = round_events(view)
     hist = (
         maze_history(view, events, cache)
         if careful

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from functools import lru_cache
 
 from core.ai.cards import DIRS, OPPOSITE, PATHS, PathInfo
 from core.engine.shapes import ViewDict
@@ -23,6 +24,10 @@ from core.engine.shapes import ViewDict
 INF = 99
 GOAL_CELLS: tuple[tuple[int, int], ...] = ((8, -2), (8, 0), (8, 2))
 Cell = tuple[int, int]
+# what decides a maze's distances: its cards as (cell, card, rotated), its face-down goals
+MazeKey = tuple[frozenset[tuple[Cell, str, bool]], frozenset[tuple[Cell, int]], bool]
+# goal distances already searched, by maze and blocked door colour: one per decision
+Memo = dict[tuple[MazeKey, str | None], dict[int, int]]
 
 
 class Placed:
@@ -66,48 +71,79 @@ class Placed:
         return m
 
 
+@lru_cache(maxsize=1024)
+def placed(card: str, rotated: bool) -> Placed:
+    """The one `Placed` of a card and its rotation (they are never changed): a decision's
+    rollouts rebuild the maze from a view a few hundred times."""
+    return Placed(card, rotated)
+
+
 class Board:
     """Placed cards plus the cells of face-down goals; immutable by convention."""
 
-    __slots__ = ("bounded", "cells", "hidden_goals")
+    __slots__ = ("_key", "bounded", "cells", "hidden_goals", "memo")
 
     def __init__(
-        self, cells: dict[Cell, Placed], hidden_goals: dict[Cell, int], bounded: bool = False
+        self,
+        cells: dict[Cell, Placed],
+        hidden_goals: dict[Cell, int],
+        bounded: bool = False,
+        memo: Memo | None = None,
     ) -> None:
         self.cells = cells
         self.hidden_goals = hidden_goals  # cell -> goal index, face down only
         self.bounded = bounded
+        # Why: one `hard` decision asks for the same maze's distances many times (every
+        # sampled world's next seat weighs the same placements on the same public maze);
+        # a memo shared by the boards of one decision answers most of them without a
+        # search (docs/benchmarks/ai.md). None: search every time.
+        self.memo = memo
+        self._key: MazeKey | None = None
+
+    def key(self) -> MazeKey:
+        """What decides this maze's distances (a dictionary key)."""
+        if self._key is None:
+            self._key = (
+                frozenset((c, p.card, p.rotated) for c, p in self.cells.items()),
+                frozenset(self.hidden_goals.items()),
+                self.bounded,
+            )
+        return self._key
 
     @classmethod
-    def from_view(cls, view: ViewDict) -> Board:
+    def from_view(cls, view: ViewDict, memo: Memo | None = None) -> Board:
         cells: dict[Cell, Placed] = {}
         for c in view.get("board") or ():
-            cells[(int(c["x"]), int(c["y"]))] = Placed(str(c["card"]), bool(c.get("rotated")))
+            cells[(int(c["x"]), int(c["y"]))] = placed(str(c["card"]), bool(c.get("rotated")))
         hidden: dict[Cell, int] = {}
         for g in view.get("goals") or ():
             cell = (int(g["x"]), int(g["y"]))
             if not g.get("revealed") and cell not in cells:
                 hidden[cell] = int(g["goal"])
         opts = view.get("options") or {}
-        return cls(cells, hidden, bool(opts.get("bounded_board")))
+        return cls(cells, hidden, bool(opts.get("bounded_board")), memo)
 
     # ---- edits (return new boards) ----
     def with_card(self, x: int, y: int, card: str, rotated: bool) -> Board:
         cells = dict(self.cells)
-        cells[(x, y)] = Placed(card, rotated)
-        return Board(cells, self.hidden_goals, self.bounded)
+        cells[(x, y)] = placed(card, rotated)
+        out = Board(cells, self.hidden_goals, self.bounded, self.memo)
+        if self.memo is not None and self._key is not None and (x, y) not in self.cells:
+            mine, hidden, bounded = self._key
+            out._key = (mine | {((x, y), card, rotated)}, hidden, bounded)
+        return out
 
     def without(self, x: int, y: int) -> Board:
         cells = dict(self.cells)
         cells.pop((x, y), None)
-        return Board(cells, self.hidden_goals, self.bounded)
+        return Board(cells, self.hidden_goals, self.bounded, self.memo)
 
     def with_hidden_goal(self, cell: Cell, goal: int) -> Board:
         cells = dict(self.cells)
         cells.pop(cell, None)
         hidden = dict(self.hidden_goals)
         hidden[cell] = goal
-        return Board(cells, hidden, self.bounded)
+        return Board(cells, hidden, self.bounded, self.memo)
 
     # ---- geometry ----
     def bounds(self) -> tuple[int, int, int, int]:
@@ -178,7 +214,13 @@ class Board:
         routes in Saboteur 2); None = every route (what reveals a goal). Distances past
         `limit` are not searched (reported as INF) - the agents cap them anyway.
         """
-        return _search(self, blocked_door)
+        if self.memo is None:
+            return _search(self, blocked_door)
+        k = (self.key(), blocked_door)
+        found = self.memo.get(k)
+        if found is None:
+            found = self.memo[k] = _search(self, blocked_door)
+        return dict(found)
 
     def crystals(self) -> int:
         return sum(p.info.crystals for p in self.cells.values())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from core.ai.beliefs import CAP, BeliefState, compute, objective
-from core.ai.board_model import INF, Board, Placed
+from core.ai.board_model import INF, Board, Memo, Placed, placed
 from core.ai.cards import ACTIONS, PATHS, PathInfo
 from core.ai.events import Event, round_events
 from core.ai.fit import Supply, fit_distances, supply_for
@@ -170,18 +170,21 @@ def _exp(d: Mapping[int, int], probs: Mapping[int, float]) -> float:
     return objective(d, probs)
 
 
-def make_ctx(view: ViewDict, careful: bool) -> Ctx:
+def make_ctx(view: ViewDict, careful: bool, memo: Memo | None = None) -> Ctx:
+    """What a decision of this view needs; `memo` is shared by every board of one
+    decision (`board_model.Board.memo`)."""
     you = view.get("you") or {}
     me = int(you.get("seat") or 0)
     kind = role_kind(you.get("role"))
     cache: dict[int, dict[int, int]] = {}
-    bel = compute(view, careful=careful, cache=cache)
+    events = round_events(view)
+    bel = compute(view, careful=careful, cache=cache, events=events)
     ctx = Ctx(
         view=view,
         me=me,
         kind=kind,
         expansion=view.get("edition") == "expansion",
-        board=Board.from_view(view),
+        board=Board.from_view(view, memo),
         probs=bel.goals or goal_probs(view),
         pub_probs=goal_probs(view, private=False),
         hand=hand_cards(view),
@@ -189,7 +192,7 @@ def make_ctx(view: ViewDict, careful: bool) -> Ctx:
         bel=bel,
         deck=int(view.get("deck_size") or 0),
         careful=careful,
-        events=round_events(view),
+        events=events,
     )
     n = len(ctx.seats) or 5
     es = expected_saboteurs(view)
@@ -203,7 +206,7 @@ def make_ctx(view: ViewDict, careful: bool) -> Ctx:
         # (a view whose keys are PUBLIC_KEYS, None where this view has none)
         outsider = cast(ViewDict, {k: view.get(k) for k in PUBLIC_KEYS})
         outsider["you"] = {"seat": None, "role": None, "known_goals": [], "known_roles": []}
-        ctx.public_suspicion = compute(outsider, careful=True, cache=cache).p(me)
+        ctx.public_suspicion = compute(outsider, careful=True, cache=cache, events=events).p(me)
     return ctx
 
 
@@ -434,12 +437,11 @@ def fits(
     conn: set[tuple[int, int, int]] | None = None,
 ) -> bool:
     """Rule §2 conditions 1-3 (without the ladder exceptions), for lookahead only."""
-    from core.ai.board_model import Placed
     from core.ai.cards import DIRS, OPPOSITE
 
     if (x, y) in board.cells or (x, y) in board.hidden_goals:
         return False
-    p = Placed(card, rot)
+    p = placed(card, rot)
     m = p.mask
     touching = False
     linked = False

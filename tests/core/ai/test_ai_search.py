@@ -82,3 +82,57 @@ def test_a_verdict_counts_as_far_as_the_worlds_agree() -> None:
     assert shrunk(outlier, shrink=False) == 5.0
     assert shrunk([-5.0, -4.0, -6.0]) < -4.0  # the sign is kept
     assert shrunk([0.0, 0.0]) == 0.0
+
+
+@pytest.mark.parametrize("which", ["classic_views", "expansion_views"])
+def test_a_memo_answers_what_a_fresh_search_answers(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    """Boards of one decision share a memo of distances (`Board.memo`): every maze a
+    placement makes reads the same distances through it as searched afresh, for every
+    door colour, and a caller changing what it got changes nothing for the next."""
+    from core.ai.board_model import Board, Memo
+
+    asked = 0
+    for view in request.getfixturevalue(which)[:12]:
+        memo: Memo = {}
+        board = Board.from_view(view, memo)
+        plain = Board.from_view(view)
+        for blocked in (None, "blue", "green"):
+            assert board.goal_distances(blocked) == plain.goal_distances(blocked)
+        for m in view["legal_moves"]:
+            if m["type"] != "place_path":
+                continue
+            card = next(c["card"] for c in view["you"]["hand"] if c["id"] == m["card"])
+            args = (m["x"], m["y"], card, bool(m.get("rotated")))
+            for blocked in (None, "blue", "green"):
+                got = board.with_card(*args).goal_distances(blocked)
+                assert got == plain.with_card(*args).goal_distances(blocked)
+                got.clear()
+                known = len(memo)
+                again = board.with_card(*args).goal_distances(blocked)
+                assert len(memo) == known  # answered from the memo
+                assert again == plain.with_card(*args).goal_distances(blocked)
+                asked += 1
+    assert asked > 50
+
+
+def test_hard_decides_the_same_with_and_without_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo only saves searches (docs/benchmarks/ai.md): the same views and seeds
+    give the same moves when every distance is searched afresh."""
+    from core.ai import board_model
+
+    views = []
+    for seed, moves in ((31, 14), (32, 20), (33, 8)):
+        state = midgame("classic", 6, seed, moves)
+        assert state is not None
+        views.append(ai_view(state, engine.actor(state)))
+    rows: list[list[dict[int, float]]] = []
+    with_memo = [choose_move(v, level="hard", seed=i, verdicts=rows) for i, v in enumerate(views)]
+    assert rows  # at least one decision searched
+    monkeypatch.setattr(
+        board_model.Board,
+        "goal_distances",
+        lambda self, blocked_door=None: board_model._search(self, blocked_door),
+    )
+    assert [choose_move(v, level="hard", seed=i) for i, v in enumerate(views)] == with_memo
