@@ -94,6 +94,7 @@ def substitute(
         "seed": seed,
         **paired.summary(),
         "per_deal": {"win": paired.win, "gold": paired.gold, "times": paired.times},
+        "seat_log_totals": {side: dict(c) for side, c in paired.seat_log.items()},
     }
     out["seconds"] = round(time.perf_counter() - t0, 1)
     return out
@@ -134,6 +135,8 @@ def merge(path: str) -> str:
         p.gold += r["per_deal"]["gold"]
         p.times += r["per_deal"]["times"]
         p.skipped += r["skipped"]
+        for side, counts in (r.get("seat_log_totals") or {}).items():
+            p.seat_log[side].update(counts)
         bases[k] = bases.get(k, 0) + round((r["base_win_rate"] or 0) * r["deals"])
     out = []
     for k, p in pooled.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -62,6 +63,12 @@ class Paired:
     base_wins: int = 0
     times: list[float] = field(default_factory=list)  # seconds per decision at `level`
     skipped: int = 0  # deals without a seat of the tested role
+    # what the seat did, summed over the deals, at `level` and at `base`: the round log's
+    # entries the seat made, by code, and "targeted:CODE" for entries aimed at it (why a
+    # seat wins or loses more is read here first)
+    seat_log: dict[str, Counter[str]] = field(
+        default_factory=lambda: {"level": Counter(), "base": Counter()}
+    )
 
     def summary(self) -> dict[str, Any]:
         n = len(self.win)
@@ -80,6 +87,11 @@ class Paired:
             out["ms_p95"] = round(1000 * ts[min(k - 1, int(0.95 * k))], 1)
             out["ms_p99"] = round(1000 * ts[min(k - 1, int(0.99 * k))], 1)
             out["ms_max"] = round(1000 * ts[-1], 1)
+        if n and any(self.seat_log.values()):
+            out["seat_log_per_deal"] = {
+                side: {c: round(k / n, 3) for c, k in sorted(counts.items())}
+                for side, counts in self.seat_log.items()
+            }
         return out
 
 
@@ -104,8 +116,9 @@ def matches(role: str, tested: str) -> bool:
 
 def play_round(
     engine: Any, cfg: Any, seed: int, seat: int, level: str, base: str, clock: Clock
-) -> tuple[bool, int, list[float]]:
-    """(the seat won the round, its gold, its decision times) with `seat` at `level`."""
+) -> tuple[bool, int, list[float], Counter[str]]:
+    """(the seat won the round, its gold, its decision times, what it did: `seat_log`)
+    with `seat` at `level`."""
     state = engine.new_game(cfg, seed)
     rng = random.Random(f"agents:{seed}")
     times: list[float] = []
@@ -128,9 +141,16 @@ def play_round(
         steps += 1
         if steps > 2000:
             raise RuntimeError(f"deal {seed} does not end")
-    res = engine.view_for(state, seat)["round_result"] or {}
+    end = ai_view(state, seat)
+    res = end["round_result"] or {}
     won = seat in (res.get("winning_seats") or ())
-    return won, int(res.get("your_winnings") or 0), times
+    did: Counter[str] = Counter()
+    for e in end.get("log") or ():
+        if e.get("seat") == seat:
+            did[str(e.get("code"))] += 1
+        elif e.get("target_seat") == seat:
+            did[f"targeted:{e.get('code')}"] += 1
+    return won, int(res.get("your_winnings") or 0), times, did
 
 
 def seat_substitution(
@@ -155,8 +175,10 @@ def seat_substitution(
             out.skipped += 1
             continue
         seat = random.Random(f"seat:{d}").choice(seats)
-        won_a, gold_a, times = play_round(engine, cfg, d, seat, level, base, clock)
-        won_b, gold_b, _ = play_round(engine, cfg, d, seat, base, base, None)
+        won_a, gold_a, times, did_a = play_round(engine, cfg, d, seat, level, base, clock)
+        won_b, gold_b, _, did_b = play_round(engine, cfg, d, seat, base, base, None)
+        out.seat_log["level"].update(did_a)
+        out.seat_log["base"].update(did_b)
         out.win.append(float(won_a) - float(won_b))
         out.gold.append(float(gold_a - gold_b))
         out.base_wins += int(won_b)

@@ -117,7 +117,7 @@ def test_the_consistency_run_reports_how_far_the_searches_tell_candidates_apart(
 
 
 def test_an_oracle_seat_is_told_every_role_and_the_gold_and_believes_them() -> None:
-    """The headroom levels (docs/benchmarks/ai.md, "How much one seat can gain"): the
+    """The headroom levels (docs/benchmarks/ai.md, "how much one seat could gain"): the
     seat's view carries the truths, its beliefs take them as certain, the view it was
     built from is untouched and a seat substitution with them is replayable."""
     from core.ai.policy import make_ctx
@@ -143,3 +143,20 @@ def test_an_oracle_seat_is_told_every_role_and_the_gold_and_believes_them() -> N
         seat_substitution(cfg, deals=3, seed=4300, tested="digger", level="oracle") for _ in (0, 1)
     ]
     assert runs[0].summary() == runs[1].summary() and runs[0].summary()["deals"] == 3
+
+
+def test_the_protocol_reports_what_the_seat_did_at_each_level() -> None:
+    """`seat_log_per_deal`: the tested seat's own log entries by code, and those aimed
+    at it, per deal at `level` and at `base` (how the saboteur told the gold was read,
+    docs/benchmarks/ai.md): a seat that knows the gold has no use for a map."""
+    from core.ai.substitution import seat_substitution
+
+    cfg = engine.GameConfig.from_options("classic", 6, {"rounds": 1})
+    run = seat_substitution(cfg, deals=6, seed=4400, tested="saboteur", level="oracle-gold")
+    did = run.summary()["seat_log_per_deal"]
+    assert "map_used" not in did["level"]
+    for side in ("level", "base"):
+        assert did[side]["path_placed"] > 0
+        assert all(v > 0 for v in did[side].values())
+    for side, totals in run.seat_log.items():
+        assert did[side] == {c: round(k / 6, 3) for c, k in totals.items()}
