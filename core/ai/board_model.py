@@ -127,11 +127,7 @@ class Board:
     def with_card(self, x: int, y: int, card: str, rotated: bool) -> Board:
         cells = dict(self.cells)
         cells[(x, y)] = placed(card, rotated)
-        out = Board(cells, self.hidden_goals, self.bounded, self.memo)
-        if self.memo is not None and self._key is not None and (x, y) not in self.cells:
-            mine, hidden, bounded = self._key
-            out._key = (mine | {((x, y), card, rotated)}, hidden, bounded)
-        return out
+        return Board(cells, self.hidden_goals, self.bounded, self.memo)
 
     def without(self, x: int, y: int) -> Board:
         cells = dict(self.cells)

@@ -394,14 +394,14 @@ def sab_fit_rescore(
     return {i: base[i] + sab_fit_bonus(ctx, moves[i]) for i in top}
 
 
-def openness(board: Board, x: int, y: int, placed: Placed) -> float:
+def openness(board: Board, x: int, y: int, card: Placed) -> float:
     """Bonus for a placed card's conducting exits into empty cells: more open ends near
     the front means more of the next cards will fit (east counts most)."""
     from core.ai.cards import DIRS
 
     bonus = 0.0
-    for gi, g in enumerate(placed.groups):
-        if not placed.conduct[gi]:
+    for gi, g in enumerate(card.groups):
+        if not card.conduct[gi]:
             continue
         for bit, dx, dy in DIRS:
             c = (x + dx, y + dy)
