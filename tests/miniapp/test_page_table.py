@@ -280,6 +280,9 @@ async def test_lit_targets_are_big_enough_when_the_readers_turn_starts(
         await screenshot(page, f"{size}-{scheme}-first-turn")
         # the goals are out of view: a marker at the edge says where; a tap shows them all
         marker = page.locator("[data-edge-goal]")
+        # the marker is drawn as the framing glide (280 ms) leaves the goals out of view,
+        # which on a loaded box can come after the checks above
+        await marker.wait_for(state="visible", timeout=5000)
         assert await marker.is_visible()
         await marker.click()
         await page.wait_for_function(
