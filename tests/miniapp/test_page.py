@@ -486,11 +486,14 @@ async def tap_target(page: Page, selector: str) -> None:
 
 
 async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
-    """Make one move through the page, as a person would: by tapping. Each kind of action
-    card is tried once (target buttons, rockfall on the maze, theft); else a path card
-    towards the goals; else a discard. Returns the move type."""
+    """Make one move through the page, as a person would: by tapping. A path card first
+    (the computers may end a round in three turns), then each kind of action card once
+    (target buttons, rockfall on the maze, theft); else a path card towards the goals;
+    else a discard. Returns the move type."""
     moves = view["legal_moves"]
-    for move in moves:
+    placed_before = "place_path" in tried
+    tried.add("place_path")
+    for move in moves if placed_before else ():
         kind = move["type"]
         if kind in tried or kind not in TARGETED | {"rockfall", "theft"}:
             continue
