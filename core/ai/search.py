@@ -136,6 +136,14 @@ def _rollout(state: GameState, plies: int, decide: Decide, rng: random.Random) -
     return state
 
 
+def worlds_for(budget: Budget, candidates: int) -> int:
+    """How many worlds a decision samples: its steps over the candidates' rollouts, each
+    priced at the budget's full length even where the table is too small to fill it (a
+    Saboteur 2 decision at 5 players then took three worlds and cost 1.5-2x one at 8 or
+    10 players, over the p95 target: docs/benchmarks/ai.md)."""
+    return max(1, budget.steps // (candidates * ((budget.depth or MAX_PLIES) + 1)))
+
+
 def search(
     view: ViewDict,
     moves: list[MoveDict],
@@ -154,7 +162,7 @@ def search(
     if len(cands) < 2 or ranked[0][0] - ranked[1][0] >= CLEAR_LEAD:
         return scored
     plies = budget.depth or min(sampler.n - 1, MAX_PLIES)
-    worlds = max(1, budget.steps // (len(cands) * (plies + 1)))
+    worlds = worlds_for(budget, len(cands))
     try:
         per_world = _rows(view, moves, cands, sampler, worlds, plies, decide, rng, budget)
     except (StateError, IllegalMove, ValueError):

@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from core.ai import AI_LOG_LIMIT, ai_view, choose_move, decide
+from core.ai.agent import HARD_BUDGET
 from core.ai.beliefs import compute
 from core.ai.knowledge import goal_probs
+from core.ai.search import worlds_for
 from core.ai.worlds import WorldSampler
 from tests.core.ai.conftest import engine, midgame
 
@@ -69,6 +71,26 @@ def test_a_saboteur_2_round_plays_out_at_hard() -> None:
     assert engine.phase(state) in ("round_over", "finished")
 
 
+@pytest.mark.parametrize("players", [3, 5, 8, 10])
+def test_a_saboteur_2_decision_samples_as_many_worlds_at_any_table_size(players: int) -> None:
+    """Rollouts stop short of the seat's next turn at small tables; that must not buy
+    them more worlds than at 8 or 10 players (what kept a 5-player decision over the
+    p95 target)."""
+    cfg = engine.GameConfig.from_options("expansion", players, {"rounds": 1})
+    state = engine.new_game(cfg, 45)
+    rows: list[list[dict[int, float]]] = []
+    steps = 0
+    while not rows and engine.phase(state) == "playing" and steps < 60:
+        seat = engine.actor(state)
+        move = choose_move(ai_view(state, seat), level="hard", seed=steps, verdicts=rows)
+        state, _ = engine.apply_move(state, seat, move)
+        steps += 1
+    assert rows, "no decision was searched"
+    candidates = len(rows[0][0])
+    assert len(rows[0]) == worlds_for(HARD_BUDGET["expansion"], candidates)
+    assert len(rows[0]) == (2 if candidates == 4 else 64 // (6 * candidates))
+
+
 def test_a_verdict_counts_as_far_as_the_worlds_agree() -> None:
     """`hard`'s classic verdicts are shrunk by their spread over the worlds: eight worlds
     that agree keep nearly their whole mean, one world's outlier with the same mean
@@ -91,7 +113,7 @@ def test_a_memo_answers_what_a_fresh_search_answers(
     """Boards of one decision share a memo of distances (`Board.memo`): every maze a
     placement makes reads the same distances through it as searched afresh, for every
     door colour, and a caller changing what it got changes nothing for the next."""
-    from core.ai.board_model import Board, Memo
+    from core.ai.board_model import Board, Memo, _search
 
     asked = 0
     for view in request.getfixturevalue(which)[:12]:
@@ -99,32 +121,39 @@ def test_a_memo_answers_what_a_fresh_search_answers(
         board = Board.from_view(view, memo)
         plain = Board.from_view(view)
         for blocked in (None, "blue", "green"):
-            assert board.goal_distances(blocked) == plain.goal_distances(blocked)
+            assert board.goal_distances(blocked) == _search(plain, blocked)
         for m in view["legal_moves"]:
             if m["type"] != "place_path":
                 continue
             card = next(c["card"] for c in view["you"]["hand"] if c["id"] == m["card"])
             args = (m["x"], m["y"], card, bool(m.get("rotated")))
             for blocked in (None, "blue", "green"):
+                fresh = _search(plain.with_card(*args), blocked)
                 got = board.with_card(*args).goal_distances(blocked)
-                assert got == plain.with_card(*args).goal_distances(blocked)
+                assert got == fresh
                 got.clear()
                 known = len(memo)
                 again = board.with_card(*args).goal_distances(blocked)
                 assert len(memo) == known  # answered from the memo
-                assert again == plain.with_card(*args).goal_distances(blocked)
+                assert again == fresh
                 asked += 1
     assert asked > 50
 
 
 def test_hard_decides_the_same_with_and_without_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The memo only saves searches (docs/benchmarks/ai.md): the same views and seeds
-    give the same moves when every distance is searched afresh."""
+    """The memo only saves searches (docs/benchmarks/ai.md): the same views and seeds, in
+    both editions, give the same moves when every distance is searched afresh."""
     from core.ai import board_model
 
     views = []
-    for seed, moves in ((31, 14), (32, 20), (33, 8)):
-        state = midgame("classic", 6, seed, moves)
+    for edition, seed, moves in (
+        ("classic", 31, 14),
+        ("classic", 32, 20),
+        ("classic", 33, 8),
+        ("expansion", 34, 12),
+        ("expansion", 35, 24),
+    ):
+        state = midgame(edition, 6, seed, moves)
         assert state is not None
         views.append(ai_view(state, engine.actor(state)))
     rows: list[list[dict[int, float]]] = []
