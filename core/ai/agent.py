@@ -35,9 +35,12 @@ class Level:
 # classic one); its p95 CPU time per decision is in docs/benchmarks/ai.md. Classic plays
 # each candidate through the next two seats in more worlds, its verdicts shrunk by their
 # spread: steadier and cheaper than five plies and no weaker over 1,000 deals (ai.md, the
-# gain's interval still contains 0); Saboteur 2 is not re-measured.
+# gain's interval still contains 0). Its verdicts count the other side's turns only
+# (`team`): crediting teammates' turns made a `hard` digger pass where it could tunnel
+# and earn less gold than `normal` (ai.md). Saboteur 2 keeps five plies in two worlds at
+# every table size (`search.worlds_for`).
 HARD_BUDGET = {
-    "classic": Budget(candidates=4, steps=96, depth=2, shrink=True),
+    "classic": Budget(candidates=4, steps=96, depth=2, shrink=True, team=0.0),
     "expansion": Budget(candidates=4, steps=64, depth=0),
 }
 

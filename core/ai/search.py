@@ -58,6 +58,9 @@ class Budget:
     # card, whatever the round's stage) or "win" (the diggers' chance of winning from
     # there, `core.ai.win_model`, at WIN points for a certain win).
     judge: Judge = "distance"
+    # How much the turns of the seat's own side count in a verdict (1: every turn; 0:
+    # the other side's turns only). Classic only: Saboteur 2's sides are not two.
+    team: float = 1.0
 
 
 def _blocked(front: tuple[str, ...] | list[str]) -> bool:
@@ -199,11 +202,46 @@ def _rows(
         row: dict[int, float] = {}
         for i in cands:
             after, _ = apply_move(world, me, _to_world(moves[i], ids))
-            end = _rollout(after, plies, decide, random.Random(seed))
-            now = value(after, me, budget.judge) if REACTION else 0.0
-            row[i] = value(end, me, budget.judge) - now
+            row[i] = verdict(after, me, plies, decide, random.Random(seed), budget)
         per_world.append(row)
     return per_world
+
+
+def verdict(
+    state: GameState, me: int, plies: int, decide: Decide, rng: random.Random, budget: Budget
+) -> float:
+    """What the next seats' turns change for `me` after its candidate (`REACTION`), the
+    turns of `me`'s own side counted at `budget.team`. At 1 a pass can look as good as
+    laying progress, since in the rollout a teammate then lays it (docs/benchmarks/ai.md)."""
+    if budget.team == 1.0:
+        end = _rollout(state, plies, decide, rng)
+        now = value(state, me, budget.judge) if REACTION else 0.0
+        return value(end, me, budget.judge) - now
+    mine = is_saboteur_side(role_kind(state.rs.roles[me]))
+    total = 0.0
+    v: float | None = None  # `me`'s value before this ply, when a counted ply needs it
+    for _ in range(plies):
+        if phase(state) != "playing":
+            break
+        seat = actor(state)
+        if seat is None:
+            break
+        view = view_for(state, seat)
+        if not view["legal_moves"]:
+            break
+        same = is_saboteur_side(role_kind(state.rs.roles[seat])) == mine
+        w = budget.team if same else 1.0
+        if w and v is None:
+            v = value(state, me, budget.judge)
+        state, _ = apply_move(state, seat, decide(view, rng.randrange(1 << 30)))
+        if w:
+            assert v is not None
+            after = value(state, me, budget.judge)
+            total += w * (after - v)
+            v = after
+        else:
+            v = None
+    return total
 
 
 def centred(per_world: list[dict[int, float]]) -> dict[int, list[float]]:

@@ -91,6 +91,43 @@ def test_a_saboteur_2_decision_samples_as_many_worlds_at_any_table_size(players:
     assert len(rows[0]) == (2 if candidates == 4 else 64 // (6 * candidates))
 
 
+def test_a_verdict_counts_the_seats_own_side_at_the_budgets_weight() -> None:
+    """`Budget.team`: at 1 a verdict is everything the next seats' turns change; at 0
+    only the other side's turns count, so a candidate followed by teammates alone has
+    no verdict (the progress a teammate lays after a pass is not the pass's merit)."""
+    from core.ai.agent import ROLLOUT, _rollout_move
+    from core.ai.search import Budget, _rollout, value, verdict
+
+    def decide(view: dict[str, Any], seed: int) -> dict[str, Any]:
+        return _rollout_move(view, seed, {})
+
+    assert ROLLOUT.search is None
+    kinds = {"other side only": 0, "own side only": 0}
+    for seed in range(40, 90):
+        state = midgame("classic", 6, seed, 10)
+        if state is None:
+            continue
+        me = engine.actor(state)
+        roles = state.rs.roles
+        nxt = [(me + k) % 6 for k in (1, 2, 3)]
+        mine = [roles[s] == roles[me] for s in nxt]
+        move = choose_move(ai_view(state, me), level="normal", seed=seed)
+        after, _ = engine.apply_move(state, me, move)
+        full = Budget(candidates=4, steps=96, depth=2)
+        none = Budget(candidates=4, steps=96, depth=2, team=0.0)
+        whole = verdict(after, me, 2, decide, random.Random(seed), full)
+        end = _rollout(after, 2, decide, random.Random(seed))
+        assert whole == value(end, me) - value(after, me)
+        own = verdict(after, me, 2, decide, random.Random(seed), none)
+        if all(mine[:2]):
+            assert own == 0.0
+            kinds["own side only"] += 1
+        elif not any(mine[:2]):
+            assert own == whole
+            kinds["other side only"] += 1
+    assert kinds["own side only"] and kinds["other side only"]
+
+
 def test_a_verdict_counts_as_far_as_the_worlds_agree() -> None:
     """`hard`'s classic verdicts are shrunk by their spread over the worlds: eight worlds
     that agree keep nearly their whole mean, one world's outlier with the same mean
