@@ -16,7 +16,7 @@ is the same on any machine; docs/benchmarks/ai.md has its CPU cost.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -125,18 +125,29 @@ def _to_world(move: MoveDict, ids: dict[str, str]) -> MoveDict:
     return out
 
 
-def _rollout(state: GameState, plies: int, decide: Decide, rng: random.Random) -> GameState:
+def _plies(
+    state: GameState, plies: int, decide: Decide, rng: random.Random
+) -> Iterator[tuple[int, GameState, GameState]]:
+    """A rollout's turns, up to `plies`: (the seat, the state before, the state after)."""
     for _ in range(plies):
         if phase(state) != "playing":
-            break
+            return
         seat = actor(state)
         if seat is None:
-            break
+            return
         view = view_for(state, seat)
         if not view["legal_moves"]:
-            break
-        state, _ = apply_move(state, seat, decide(view, rng.randrange(1 << 30)))
-    return state
+            return
+        after, _ = apply_move(state, seat, decide(view, rng.randrange(1 << 30)))
+        yield seat, state, after
+        state = after
+
+
+def _rollout(state: GameState, plies: int, decide: Decide, rng: random.Random) -> GameState:
+    end = state
+    for _, _, end in _plies(state, plies, decide, rng):  # noqa: B007 (the last one counts)
+        pass
+    return end
 
 
 def worlds_for(budget: Budget, candidates: int) -> int:
@@ -217,30 +228,20 @@ def verdict(
         end = _rollout(state, plies, decide, rng)
         now = value(state, me, budget.judge) if REACTION else 0.0
         return value(end, me, budget.judge) - now
-    mine = is_saboteur_side(role_kind(state.rs.roles[me]))
+    roles = state.rs.roles
+    mine = is_saboteur_side(role_kind(roles[me]))
     total = 0.0
-    v: float | None = None  # `me`'s value before this ply, when a counted ply needs it
-    for _ in range(plies):
-        if phase(state) != "playing":
-            break
-        seat = actor(state)
-        if seat is None:
-            break
-        view = view_for(state, seat)
-        if not view["legal_moves"]:
-            break
-        same = is_saboteur_side(role_kind(state.rs.roles[seat])) == mine
-        w = budget.team if same else 1.0
-        if w and v is None:
-            v = value(state, me, budget.judge)
-        state, _ = apply_move(state, seat, decide(view, rng.randrange(1 << 30)))
-        if w:
-            assert v is not None
-            after = value(state, me, budget.judge)
-            total += w * (after - v)
-            v = after
-        else:
+    v: float | None = None  # `me`'s value after the last counted ply, if it was the last
+    for seat, before, after in _plies(state, plies, decide, rng):
+        w = budget.team if is_saboteur_side(role_kind(roles[seat])) == mine else 1.0
+        if not w:
             v = None
+            continue
+        if v is None:
+            v = value(before, me, budget.judge)
+        now = value(after, me, budget.judge)
+        total += w * (now - v)
+        v = now
     return total
 
 

@@ -491,9 +491,9 @@ async def play_my_turn(page: Page, view: dict, tried: set[str]) -> str:
     (target buttons, rockfall on the maze, theft); else a path card towards the goals;
     else a discard. Returns the move type."""
     moves = view["legal_moves"]
-    placed_before = "place_path" in tried
+    first = "place_path" not in tried  # the first turn lays a path card if it can
     tried.add("place_path")
-    for move in moves if placed_before else ():
+    for move in () if first else moves:
         kind = move["type"]
         if kind in tried or kind not in TARGETED | {"rockfall", "theft"}:
             continue
