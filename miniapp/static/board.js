@@ -185,7 +185,12 @@ export class Board {
         // opened on the reader's turn: the whole maze first, then what they can play
         const cells = marks.frame;
         clearTimeout(this._later);
-        this._later = setTimeout(() => { if (!this.moved && this.intent === "whole") this.frame(cells); }, 900);
+        this._later = setTimeout(() => {
+          this._later = null;
+          this._flag();
+          if (!this.moved && this.intent === "whole") this.frame(cells);
+        }, 900);
+        this._flag();
       }
     } else if (marks.frame && marks.frame.length && !this.moved) {
       this.frame(marks.frame); // the reader's turn starts: what they can play, big enough
@@ -260,7 +265,13 @@ export class Board {
   _stop() {
     cancelAnimationFrame(this._anim);
     this._anim = null;
-    delete this.svg.dataset.moving;
+    this._flag();
+  }
+
+  // data-moving is set while the view is gliding or a frame is due (tests wait for both).
+  _flag() {
+    if (this._anim || this._later) this.svg.dataset.moving = "1";
+    else delete this.svg.dataset.moving;
   }
 
   // Glide the view box to `to` (a short zoom the eye can follow, not a jump); a touch stops it.
@@ -269,16 +280,16 @@ export class Board {
     const from = this.vb;
     if (!from || typeof requestAnimationFrame !== "function") { this.vb = to; this._apply(); return; }
     const t0 = performance.now();
-    this.svg.dataset.moving = "1"; // (tests wait for the glide to end)
     const step = (now) => {
       const k = Math.min(1, (now - t0) / ms), e = k * (2 - k);
       this.vb = { x: from.x + (to.x - from.x) * e, y: from.y + (to.y - from.y) * e,
         w: from.w + (to.w - from.w) * e, h: from.h + (to.h - from.h) * e };
       this._apply();
       this._anim = k < 1 ? requestAnimationFrame(step) : null;
-      if (!this._anim) delete this.svg.dataset.moving;
+      if (!this._anim) this._flag();
     };
     this._anim = requestAnimationFrame(step);
+    this._flag();
   }
 
   // Are all targets on screen, clear of the zoom buttons' column? A target under the
@@ -424,8 +435,9 @@ export class Board {
   _bind() {
     const svg = this.svg;
     svg.addEventListener("pointerdown", (e) => {
-      this._stop();
       clearTimeout(this._later);
+      this._later = null;
+      this._stop();
       svg.setPointerCapture(e.pointerId);
       this.pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
       if (this.pointers.size === 1) {

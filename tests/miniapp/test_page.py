@@ -91,7 +91,9 @@ async def wait_view(page: Page, predicate: str, timeout: float = 15_000) -> Any:
 
 
 async def settled_view_box(page: Page, selector: str, quiet_ms: int = 300) -> None:
-    """Wait until the element's view box has not changed for `quiet_ms` (at most 5 s)."""
+    """Wait until the element's view box has not changed for `quiet_ms` and no glide is
+    running or due (data-moving: the board frames the reader's targets 900 ms after it
+    opens on their turn), at most 5 s."""
     await page.evaluate(
         """async ([sel, quiet]) => {
           const read = () => document.querySelector(sel).getAttribute("viewBox");
@@ -100,7 +102,9 @@ async def settled_view_box(page: Page, selector: str, quiet_ms: int = 300) -> No
           while (performance.now() < end) {
             await new Promise((r) => setTimeout(r, 50));
             const now = read();
-            if (now !== last) { last = now; since = performance.now(); }
+            if (now !== last || document.querySelector(sel).dataset.moving) {
+              last = now; since = performance.now();
+            }
             else if (performance.now() - since >= quiet) return;
           }
         }""",
