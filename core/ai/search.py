@@ -58,8 +58,8 @@ class Budget:
     # card, whatever the round's stage) or "win" (the diggers' chance of winning from
     # there, `core.ai.win_model`, at WIN points for a certain win).
     judge: Judge = "distance"
-    # How much the turns of the seat's own side count in a verdict (1: every turn; 0:
-    # the other side's turns only). Classic only: Saboteur 2's sides are not two.
+    # How much the turns of the seat's allies (`allied`) count in a verdict (1: every
+    # turn; 0: the others' turns only).
     team: float = 1.0
 
 
@@ -218,22 +218,40 @@ def _rows(
     return per_world
 
 
+# Saboteur 2's sides are not two: whose progress is also a seat's own (its allies)
+_ALLIES = {
+    "blue": ("blue", "boss"),
+    "green": ("green", "boss"),
+    "boss": ("blue", "green", "boss"),  # the boss wins with either team
+    "saboteur": ("saboteur",),
+    "geologist": ("geologist",),  # every geologist is paid for the same crystals
+    "profiteer": ("profiteer",),  # wins beside whoever wins: nobody else plays its game
+}
+
+
+def allied(me: str, other: str) -> bool:
+    """Is a turn of a seat holding role kind `other` one `me` would make itself? Classic
+    has two sides (the saboteurs and the rest); Saboteur 2's are in `_ALLIES`."""
+    if me in _ALLIES:
+        return other in _ALLIES[me]
+    return is_saboteur_side(other) == is_saboteur_side(me)
+
+
 def verdict(
     state: GameState, me: int, plies: int, decide: Decide, rng: random.Random, budget: Budget
 ) -> float:
     """What the next seats' turns change for `me` after its candidate (`REACTION`), the
-    turns of `me`'s own side counted at `budget.team`. At 1 a pass can look as good as
+    turns of `me`'s allies counted at `budget.team`. At 1 a pass can look as good as
     laying progress, since in the rollout a teammate then lays it (docs/benchmarks/ai.md)."""
     if budget.team == 1.0:
         end = _rollout(state, plies, decide, rng)
         now = value(state, me, budget.judge) if REACTION else 0.0
         return value(end, me, budget.judge) - now
-    roles = state.rs.roles
-    mine = is_saboteur_side(role_kind(roles[me]))
+    kinds = [role_kind(r) for r in state.rs.roles]
     total = 0.0
     v: float | None = None  # `me`'s value after the last counted ply, if it was the last
     for seat, before, after in _plies(state, plies, decide, rng):
-        w = budget.team if is_saboteur_side(role_kind(roles[seat])) == mine else 1.0
+        w = budget.team if allied(kinds[me], kinds[seat]) else 1.0
         if not w:
             v = None
             continue

@@ -127,6 +127,25 @@ def test_a_verdict_counts_the_seats_own_side_at_the_budgets_weight() -> None:
     assert kinds["own side only"] and kinds["other side only"]
 
 
+def test_allies_are_two_sides_in_classic_and_by_role_in_saboteur_2() -> None:
+    """Whose turns `Budget.team` weighs as a seat's own: classic's two sides; in Saboteur
+    2 a team with its own colour and the boss, the boss with both teams, saboteurs with
+    saboteurs, geologists with geologists, the profiteer with nobody else."""
+    from core.ai.search import allied
+
+    assert allied("digger", "digger") and allied("saboteur", "saboteur")
+    assert not allied("digger", "saboteur") and not allied("saboteur", "digger")
+    assert allied("blue", "blue") and allied("blue", "boss") and not allied("blue", "green")
+    assert allied("green", "boss") and not allied("green", "blue")
+    assert allied("boss", "blue") and allied("boss", "green")
+    assert allied("saboteur", "saboteur") and not allied("saboteur", "profiteer")
+    assert allied("geologist", "geologist") and not allied("geologist", "blue")
+    assert allied("profiteer", "profiteer")
+    for other in ("blue", "green", "boss", "saboteur", "geologist"):
+        assert not allied("profiteer", other)
+        assert not allied(other, "profiteer")
+
+
 def test_a_verdict_counts_as_far_as_the_worlds_agree() -> None:
     """`hard`'s classic verdicts are shrunk by their spread over the worlds: eight worlds
     that agree keep nearly their whole mean, one world's outlier with the same mean
