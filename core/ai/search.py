@@ -244,12 +244,14 @@ def verdict(
     turns of `me`'s allies counted at `budget.team`. At 1 a pass can look as good as
     laying progress, since in the rollout a teammate then lays it (docs/benchmarks/ai.md)."""
     if budget.team == 1.0:
+        # every turn at weight 1: the sum of the turns' changes is the two ends' difference,
+        # so two evaluations instead of one a turn (Saboteur 2's p95 cannot spare them)
         end = _rollout(state, plies, decide, rng)
         now = value(state, me, budget.judge) if REACTION else 0.0
         return value(end, me, budget.judge) - now
     kinds = [role_kind(r) for r in state.rs.roles]
     total = 0.0
-    v: float | None = None  # `me`'s value after the last counted ply, if it was the last
+    v: float | None = None  # `me`'s value after the previous ply, when that ply counted
     for seat, before, after in _plies(state, plies, decide, rng):
         w = budget.team if allied(kinds[me], kinds[seat]) else 1.0
         if not w:
