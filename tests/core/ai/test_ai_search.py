@@ -88,7 +88,7 @@ def test_a_saboteur_2_decision_samples_as_many_worlds_at_any_table_size(players:
     assert rows, "no decision was searched"
     candidates = len(rows[0][0])
     assert len(rows[0]) == worlds_for(HARD_BUDGET["expansion"], candidates)
-    assert len(rows[0]) == (2 if candidates == 4 else 64 // (6 * candidates))
+    assert len(rows[0]) == 40 // (5 * candidates)
 
 
 def test_a_verdict_counts_the_seats_own_side_at_the_budgets_weight() -> None:
