@@ -38,8 +38,8 @@ class Level:
 # gain's interval still contains 0). Its verdicts count the other side's turns only
 # (`team`): crediting teammates' turns made a `hard` digger pass where it could tunnel
 # and earn less gold than `normal` (ai.md). Saboteur 2 plays the next four plies in two
-# worlds at every table size (`search.worlds_for`): a fifth cheaper than five plies, which
-# went over the p95 target at 10 players, and no weaker (ai.md).
+# worlds at every table size (`search.worlds_for`): a fifth to a quarter cheaper than five
+# plies, which went over the p95 target at 10 players, and no weaker (ai.md).
 HARD_BUDGET = {
     "classic": Budget(candidates=4, steps=96, depth=2, shrink=True, team=0.0),
     "expansion": Budget(candidates=4, steps=40, depth=4),
