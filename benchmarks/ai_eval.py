@@ -13,6 +13,9 @@ one-round deals, the seat dealt ROLE at `--level` against the same seat at `--ba
 other seat at `--base`; one JSON line per role with the paired differences of the seat's
 side winning and of its gold (mean and 95% interval) and its CPU ms per decision.
 `--paired A B` compares two versions' `--substitute` runs deal by deal (B - A).
+`--departures ROLE...` plays each deal at `normal` and, wherever the seat at `--level` would
+play another move, plays both moves out to the round's end `--playouts` times from the true
+position: what each kind of change (`place_path -> discard`, ...) wins or loses.
 `--consistency ROLE...` asks how often two `--level` decisions of the same view, with other
 seeds, pick the same move (and the same for `normal`): the search's noise, in a minute.
 `--level oracle` (or `oracle-roles`, `oracle-gold`) with `--substitute` measures a seat's
@@ -35,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.ai import agent
 from core.ai.evaluate import Assignment, play_games
-from core.ai.substitution import ORACLES, decision_consistency, seat_substitution
+from core.ai.substitution import ORACLES, decision_consistency, departures, seat_substitution
 from core.engine import GameConfig
 
 MATCHUPS = {
@@ -117,6 +120,26 @@ def consistency(
         ),
     }
     return out
+
+
+def departure_line(
+    edition: str, players: int, role: str, deals: int, seed: int, level: str, playouts: int
+) -> dict[str, object]:
+    cfg = GameConfig.from_options(edition, players, {"rounds": 1})
+    t0 = time.perf_counter()
+    found = departures(cfg, deals=deals, seed=seed, tested=role, level=level, playouts=playouts)
+    return {
+        "protocol": "departures",
+        "edition": edition,
+        "players": players,
+        "role": role,
+        "level": level,
+        "base": "normal",
+        "seed": seed,
+        "playouts": playouts,
+        **found.summary(),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
 
 
 def merge(path: str) -> str:
@@ -284,6 +307,13 @@ def main(argv: list[str] | None = None) -> int:
         help="how often two decisions of one view agree, per role (views of --deals deals)",
     )
     p.add_argument(
+        "--departures",
+        metavar="ROLE",
+        nargs="+",
+        help="where --level departs from normal, what the change is worth (played out)",
+    )
+    p.add_argument("--playouts", type=int, default=16, help="playouts per move (--departures)")
+    p.add_argument(
         "--judge",
         choices=["distance", "win"],
         help="how classic hard judges a rollout's end (default: the committed budget's)",
@@ -311,6 +341,14 @@ def main(argv: list[str] | None = None) -> int:
             for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
                 for role in args.consistency:
                     line = consistency(ed, n, role, args.deals, args.seed, level)
+                    print(json.dumps(line | extra), flush=True)
+        return 0
+    if args.departures:
+        level = "hard" if args.level == "normal" else args.level
+        for ed in editions:
+            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
+                for role in args.departures:
+                    line = departure_line(ed, n, role, args.deals, args.seed, level, args.playouts)
                     print(json.dumps(line | extra), flush=True)
         return 0
     if args.substitute:

@@ -83,7 +83,9 @@ def choose_move(
     return _decide(view, moves, lv, _rng(view, level, seed), {}, verdicts)
 
 
-def _rollout_move(view: ViewDict, seed: int, memo: Memo) -> MoveDict:
+def rollout_move(view: ViewDict, seed: int, memo: Memo) -> MoveDict:
+    """The move every seat makes inside the search's rollouts (`ROLLOUT`), and in the
+    playouts that judge a decision after the fact (`core.ai.substitution.departures`)."""
     moves = list(view.get("legal_moves") or ())
     return _decide(view, moves, ROLLOUT, random.Random(seed), memo)
 
@@ -133,7 +135,7 @@ def _decide(
         budget = lv.search.get(str(view.get("edition")))
         sampler = _sampler(view, ctx)
         if budget is not None and sampler is not None:
-            decide = partial(_rollout_move, memo=memo)
+            decide = partial(rollout_move, memo=memo)
             scored = search(view, moves, scored, sampler, budget, decide, rng, verdicts)
     best_i = max(scored, key=lambda si: (si[0] + rng.gauss(0.0, lv.noise), -si[1]))[1]
     return moves[best_i].copy()

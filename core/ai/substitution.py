@@ -17,12 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from core.ai.agent import choose_move
+from core.ai.agent import choose_move, rollout_move
+from core.ai.board_model import Memo
+from core.ai.cards import PATHS
 from core.ai.entry import ai_view
 from core.ai.knowledge import is_saboteur_side, role_kind
 from core.ai.search import centred
 from core.engine.cards import GOLD
-from core.engine.shapes import ViewDict
+from core.engine.shapes import MoveDict, ViewDict
 
 Clock = Callable[[], float] | None
 
@@ -265,3 +267,127 @@ def verdict_signal(per_world: list[dict[int, float]]) -> float:
     if within == 0:
         return math.inf if between > 0 else 0.0
     return math.sqrt(between / within)
+
+
+def move_kind(view: ViewDict, move: MoveDict) -> str:
+    """A move's type, a path card's door colour or ladder added (`place_path:blue`)."""
+    kind = str(move.get("type"))
+    if kind != "place_path":
+        return kind
+    cards = {str(c["id"]): str(c["card"]) for c in (view.get("you") or {}).get("hand") or ()}
+    info = PATHS.get(cards.get(str(move.get("card")), ""))
+    if info is not None and info.door:
+        return f"{kind}:{info.door}"
+    if info is not None and info.ladder:
+        return f"{kind}:ladder"
+    return kind
+
+
+def playout(state: Any, seat: int, seed: str) -> tuple[float, float]:
+    """(the seat's side won, its gold) after every seat plays the round out from `state`
+    with the search's rollout agent: one sample of what a position is worth."""
+    from core import engine
+
+    rng = random.Random(seed)
+    memo: Memo = {}
+    steps = 0
+    while engine.phase(state) in ("playing", "stealing"):
+        s = engine.actor(state)
+        if s is None:
+            state, _ = engine.apply_timeout(state)
+            continue
+        view = engine.view_for(state, s)
+        state, _ = engine.apply_move(state, s, rollout_move(view, rng.randrange(1 << 30), memo))
+        steps += 1
+        if steps > 2000:
+            raise RuntimeError("a playout does not end")
+    res = engine.view_for(state, seat)["round_result"] or {}
+    return float(seat in (res.get("winning_seats") or ())), float(res.get("your_winnings") or 0)
+
+
+@dataclass(slots=True)
+class Departures:
+    """Where `level` would play another move than `base`, what the change is worth."""
+
+    win: list[float] = field(default_factory=list)  # per deal: the summed differences
+    gold: list[float] = field(default_factory=list)
+    decisions: int = 0  # the seat's decisions with two or more legal moves
+    # "base kind -> level kind" -> the per-decision differences (win, gold)
+    by_kind: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        changed = sum(len(v) for v in self.by_kind.values())
+        kinds = {}
+        for k, v in sorted(self.by_kind.items(), key=lambda kv: -len(kv[1])):
+            kinds[k] = {
+                "n": len(v),
+                "win": mean_ci([w for w, _ in v]),
+                "gold": mean_ci([g for _, g in v]),
+            }
+        return {
+            "deals": len(self.win),
+            "decisions": self.decisions,
+            "departures": changed,
+            "win_diff": mean_ci(self.win),
+            "gold_diff": mean_ci(self.gold),
+            "by_kind": kinds,
+        }
+
+
+def departures(
+    cfg: Any,
+    *,
+    deals: int,
+    seed: int,
+    tested: str,
+    level: str = "hard",
+    base: str = "normal",
+    playouts: int = 16,
+) -> Departures:
+    """Each deal played at `base` (the seat chosen as in `seat_substitution`); at each of
+    the seat's decisions `level` is asked too, and where it picks another move both moves
+    are played out to the round's end `playouts` times from the true position (the same
+    seeds for both): the difference of the seat's side winning and of its gold.
+
+    Why: the seat-substitution protocol says whether `level` wins more, not which of its
+    choices cost or gain; this splits the difference by the kind of change (`place_path ->
+    discard`, ...). The playouts use the search's cheap agent, so the figures are a proxy
+    for play at `base`, and they see the whole position (a measure, not a player)."""
+    from core import engine
+
+    out = Departures()
+    for d in range(seed, seed + deals):
+        state = engine.new_game(cfg, d)
+        seats = [s for s, r in enumerate(state.rs.roles) if matches(r, tested)]
+        if not seats:
+            continue
+        seat = random.Random(f"seat:{d}").choice(seats)
+        rng = random.Random(f"agents:{d}")
+        win = gold = 0.0
+        while engine.phase(state) in ("playing", "stealing"):
+            s = engine.actor(state)
+            if s is None:
+                state, _ = engine.apply_timeout(state)
+                continue
+            view = ai_view(state, s)
+            agent_seed = rng.randrange(1 << 30)
+            move = choose_move(view, level=base, seed=agent_seed)
+            if s == seat and len(view["legal_moves"]) > 1 and engine.phase(state) == "playing":
+                out.decisions += 1
+                other = choose_move(view, level=level, seed=agent_seed)
+                if other != move:
+                    a, _ = engine.apply_move(state, s, other)
+                    b, _ = engine.apply_move(state, s, move)
+                    dw = dg = 0.0
+                    for k in range(playouts):
+                        key = f"playout:{d}:{out.decisions}:{k}"
+                        wa, ga = playout(a, s, key)
+                        wb, gb = playout(b, s, key)
+                        dw, dg = dw + (wa - wb) / playouts, dg + (ga - gb) / playouts
+                    change = f"{move_kind(view, move)} -> {move_kind(view, other)}"
+                    out.by_kind.setdefault(change, []).append((dw, dg))
+                    win, gold = win + dw, gold + dg
+            state, _ = engine.apply_move(state, s, move)
+        out.win.append(win)
+        out.gold.append(gold)
+    return out

@@ -160,3 +160,50 @@ def test_the_protocol_reports_what_the_seat_did_at_each_level() -> None:
         assert all(v > 0 for v in did[side].values())
     for side, totals in run.seat_log.items():
         assert did[side] == {c: round(k / 6, 3) for c, k in totals.items()}
+
+
+def test_departures_split_what_a_level_changes_by_the_kind_of_move() -> None:
+    """`departures` (docs/benchmarks/ai.md, "Which of hard's choices cost"): a level that
+    plays like its base departs nowhere; `easy` departs, every departure is counted once
+    under "base kind -> level kind", per deal and replayably."""
+    from core.ai.substitution import departures
+
+    cfg = engine.GameConfig.from_options("classic", 5, {"rounds": 1})
+    same = departures(cfg, deals=2, seed=4500, tested="digger", level="normal", playouts=2)
+    assert same.summary()["departures"] == 0 and same.win == [0.0, 0.0] and same.decisions > 0
+    runs = [
+        departures(cfg, deals=2, seed=4500, tested="digger", level="easy", playouts=2).summary()
+        for _ in (0, 1)
+    ]
+    assert runs[0] == runs[1]
+    got = runs[0]
+    assert got["deals"] == 2 and 0 < got["departures"] <= got["decisions"]
+    assert sum(k["n"] for k in got["by_kind"].values()) == got["departures"]
+    for change, k in got["by_kind"].items():
+        assert " -> " in change and -1.0 <= k["win"]["mean"] <= 1.0, (change, k)
+
+
+def test_a_door_or_ladder_placement_is_its_own_kind_of_move() -> None:
+    from core.ai.cards import PATHS
+    from core.ai.substitution import move_kind
+
+    found = set()
+    for seed in range(40):
+        state = engine.new_game(engine.GameConfig.from_options("expansion", 5, {}), seed)
+        view = engine.view_for(state, engine.actor(state))
+        cards = {c["id"]: c["card"] for c in view["you"]["hand"]}
+        for m in view["legal_moves"]:
+            if m["type"] == "place_path":
+                info = PATHS[cards[m["card"]]]
+                want = (
+                    f"place_path:{info.door}"
+                    if info.door
+                    else "place_path:ladder"
+                    if info.ladder
+                    else "place_path"
+                )
+                assert move_kind(view, m) == want
+                found.add(want)
+            else:
+                assert move_kind(view, m) == m["type"]
+    assert {"place_path", "place_path:blue", "place_path:green", "place_path:ladder"} <= found

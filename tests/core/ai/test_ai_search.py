@@ -95,11 +95,11 @@ def test_a_verdict_counts_the_seats_own_side_at_the_budgets_weight() -> None:
     """`Budget.team`: at 1 a verdict is everything the next seats' turns change; at 0
     only the other side's turns count, so a candidate followed by teammates alone has
     no verdict (the progress a teammate lays after a pass is not the pass's merit)."""
-    from core.ai.agent import ROLLOUT, _rollout_move
+    from core.ai.agent import ROLLOUT, rollout_move
     from core.ai.search import Budget, _rollout, value, verdict
 
     def decide(view: dict[str, Any], seed: int) -> dict[str, Any]:
-        return _rollout_move(view, seed, {})
+        return rollout_move(view, seed, {})
 
     assert ROLLOUT.search is None
     kinds = {"other side only": 0, "own side only": 0}
