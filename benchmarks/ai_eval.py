@@ -335,36 +335,36 @@ def main(argv: list[str] | None = None) -> int:
         print(table(args.table))
         return 0
     editions = ["classic", "expansion"] if args.edition == "both" else [args.edition]
+    tables = [
+        (ed, n)
+        for ed in editions
+        for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10])
+    ]
     if args.consistency:
         level = "hard" if args.level == "normal" else args.level
-        for ed in editions:
-            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
-                for role in args.consistency:
-                    line = consistency(ed, n, role, args.deals, args.seed, level)
-                    print(json.dumps(line | extra), flush=True)
+        for ed, n in tables:
+            for role in args.consistency:
+                line = consistency(ed, n, role, args.deals, args.seed, level)
+                print(json.dumps(line | extra), flush=True)
         return 0
     if args.departures:
         level = "hard" if args.level == "normal" else args.level
-        for ed in editions:
-            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
-                for role in args.departures:
-                    line = departure_line(ed, n, role, args.deals, args.seed, level, args.playouts)
-                    print(json.dumps(line | extra), flush=True)
+        for ed, n in tables:
+            for role in args.departures:
+                line = departure_line(ed, n, role, args.deals, args.seed, level, args.playouts)
+                print(json.dumps(line | extra), flush=True)
         return 0
     if args.substitute:
         level = "hard" if args.level == "normal" and args.base == "normal" else args.level
-        for ed in editions:
-            for n in args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10]):
-                for role in args.substitute:
-                    line = substitute(ed, n, role, args.deals, args.seed, level, args.base)
-                    print(json.dumps(line | extra), flush=True)
+        for ed, n in tables:
+            for role in args.substitute:
+                line = substitute(ed, n, role, args.deals, args.seed, level, args.base)
+                print(json.dumps(line | extra), flush=True)
         return 0
     matchups = [m for m in MATCHUPS if m != "random"] if args.matchup == "all" else [args.matchup]
-    for ed in editions:
-        counts = args.players or ([5, 6, 7, 8] if ed == "classic" else [5, 8, 10])
-        for n in counts:
-            for m in matchups:
-                print(json.dumps(run(ed, n, m, args.rounds, args.seed, args.level)), flush=True)
+    for ed, n in tables:
+        for m in matchups:
+            print(json.dumps(run(ed, n, m, args.rounds, args.seed, args.level)), flush=True)
     return 0
 
 

@@ -116,20 +116,44 @@ def matches(role: str, tested: str) -> bool:
     return rk == tested
 
 
-def play_round(
-    engine: Any, cfg: Any, seed: int, seat: int, level: str, base: str, clock: Clock
-) -> tuple[bool, int, list[float], Counter[str]]:
-    """(the seat won the round, its gold, its decision times, what it did: `seat_log`)
-    with `seat` at `level`."""
-    state = engine.new_game(cfg, seed)
-    rng = random.Random(f"agents:{seed}")
-    times: list[float] = []
+Pick = Callable[[Any, int], MoveDict]  # (the state, the seat to act) -> its move
+
+
+def play_out(state: Any, pick: Pick, what: str = "a round") -> Any:
+    """The state at the round's end: every turn's move from `pick`, a timeout where no
+    seat may act. One loop for the protocol, the consistency views, the departures and
+    their playouts, so they all drive a round alike."""
+    from core import engine
+
     steps = 0
     while engine.phase(state) in ("playing", "stealing"):
         s = engine.actor(state)
         if s is None:
             state, _ = engine.apply_timeout(state)
             continue
+        state, _ = engine.apply_move(state, s, pick(state, s))
+        steps += 1
+        if steps > 2000:
+            raise RuntimeError(f"{what} does not end")
+    return state
+
+
+def tested_seat(state: Any, deal: int, tested: str) -> int | None:
+    """The deal's tested seat, drawn (seeded by the deal) among the seats dealt `tested`;
+    None when no seat was."""
+    seats = [s for s, r in enumerate(state.rs.roles) if matches(r, tested)]
+    return random.Random(f"seat:{deal}").choice(seats) if seats else None
+
+
+def play_round(
+    engine: Any, cfg: Any, seed: int, seat: int, level: str, base: str, clock: Clock
+) -> tuple[bool, int, list[float], Counter[str]]:
+    """(the seat won the round, its gold, its decision times, what it did: `seat_log`)
+    with `seat` at `level`."""
+    rng = random.Random(f"agents:{seed}")
+    times: list[float] = []
+
+    def pick(state: Any, s: int) -> MoveDict:
         view = ai_view(state, s)  # the round's whole public log, as `decide` gives it
         agent_seed = rng.randrange(1 << 30)
         lv = level if s == seat else base
@@ -139,10 +163,9 @@ def play_round(
         move = choose_move(view, level=lv, seed=agent_seed)
         if clock and s == seat:
             times.append(clock() - t0)
-        state, _ = engine.apply_move(state, s, move)
-        steps += 1
-        if steps > 2000:
-            raise RuntimeError(f"deal {seed} does not end")
+        return move
+
+    state = play_out(engine.new_game(cfg, seed), pick, f"deal {seed}")
     end = ai_view(state, seat)
     res = end["round_result"] or {}
     won = seat in (res.get("winning_seats") or ())
@@ -170,13 +193,10 @@ def seat_substitution(
 
     out = Paired()
     for d in range(seed, seed + deals):
-        state = engine.new_game(cfg, d)
-        roles = list(state.rs.roles)
-        seats = [s for s, r in enumerate(roles) if matches(r, tested)]
-        if not seats:
+        seat = tested_seat(engine.new_game(cfg, d), d, tested)
+        if seat is None:
             out.skipped += 1
             continue
-        seat = random.Random(f"seat:{d}").choice(seats)
         won_a, gold_a, times, did_a = play_round(engine, cfg, d, seat, level, base, clock)
         won_b, gold_b, _, did_b = play_round(engine, cfg, d, seat, base, base, None)
         out.seat_log["level"].update(did_a)
@@ -203,18 +223,16 @@ def decision_consistency(
 
     views = []
     for d in range(seed, seed + deals):
-        state = engine.new_game(cfg, d)
         rng = random.Random(f"agents:{d}")
-        while engine.phase(state) in ("playing", "stealing"):
-            s = engine.actor(state)
-            if s is None:
-                state, _ = engine.apply_timeout(state)
-                continue
+
+        def pick(state: Any, s: int, rng: random.Random = rng) -> MoveDict:
             view = ai_view(state, s)
             move = choose_move(view, level="normal", seed=rng.randrange(1 << 30))
             if matches(state.rs.roles[s], tested) and len(view["legal_moves"]) > 1:
                 views.append(view)
-            state, _ = engine.apply_move(state, s, move)
+            return move
+
+        play_out(engine.new_game(cfg, d), pick, f"deal {d}")
     same = {"level_level": 0, "level_normal": 0, "normal_normal": 0}
     times = []
     rows: list[list[dict[int, float]]] = []
@@ -290,17 +308,11 @@ def playout(state: Any, seat: int, seed: str) -> tuple[float, float]:
 
     rng = random.Random(seed)
     memo: Memo = {}
-    steps = 0
-    while engine.phase(state) in ("playing", "stealing"):
-        s = engine.actor(state)
-        if s is None:
-            state, _ = engine.apply_timeout(state)
-            continue
-        view = engine.view_for(state, s)
-        state, _ = engine.apply_move(state, s, rollout_move(view, rng.randrange(1 << 30), memo))
-        steps += 1
-        if steps > 2000:
-            raise RuntimeError("a playout does not end")
+
+    def pick(state: Any, s: int) -> MoveDict:
+        return rollout_move(engine.view_for(state, s), rng.randrange(1 << 30), memo)
+
+    state = play_out(state, pick, "a playout")
     res = engine.view_for(state, seat)["round_result"] or {}
     return float(seat in (res.get("winning_seats") or ())), float(res.get("your_winnings") or 0)
 
@@ -358,36 +370,45 @@ def departures(
     out = Departures()
     for d in range(seed, seed + deals):
         state = engine.new_game(cfg, d)
-        seats = [s for s, r in enumerate(state.rs.roles) if matches(r, tested)]
-        if not seats:
-            continue
-        seat = random.Random(f"seat:{d}").choice(seats)
-        rng = random.Random(f"agents:{d}")
-        win = gold = 0.0
-        while engine.phase(state) in ("playing", "stealing"):
-            s = engine.actor(state)
-            if s is None:
-                state, _ = engine.apply_timeout(state)
-                continue
-            view = ai_view(state, s)
-            agent_seed = rng.randrange(1 << 30)
-            move = choose_move(view, level=base, seed=agent_seed)
-            if s == seat and len(view["legal_moves"]) > 1 and engine.phase(state) == "playing":
-                out.decisions += 1
-                other = choose_move(view, level=level, seed=agent_seed)
-                if other != move:
-                    a, _ = engine.apply_move(state, s, other)
-                    b, _ = engine.apply_move(state, s, move)
-                    dw = dg = 0.0
-                    for k in range(playouts):
-                        key = f"playout:{d}:{out.decisions}:{k}"
-                        wa, ga = playout(a, s, key)
-                        wb, gb = playout(b, s, key)
-                        dw, dg = dw + (wa - wb) / playouts, dg + (ga - gb) / playouts
-                    change = f"{move_kind(view, move)} -> {move_kind(view, other)}"
-                    out.by_kind.setdefault(change, []).append((dw, dg))
-                    win, gold = win + dw, gold + dg
-            state, _ = engine.apply_move(state, s, move)
-        out.win.append(win)
-        out.gold.append(gold)
+        seat = tested_seat(state, d, tested)
+        if seat is not None:
+            win, gold = _departures_in(out, state, d, seat, level, base, playouts)
+            out.win.append(win)
+            out.gold.append(gold)
     return out
+
+
+def _departures_in(
+    out: Departures, state: Any, deal: int, seat: int, level: str, base: str, playouts: int
+) -> tuple[float, float]:
+    """Deal `deal` played at `base`, its departures added to `out`: their summed (win,
+    gold) differences."""
+    from core import engine
+
+    rng = random.Random(f"agents:{deal}")
+    sums = [0.0, 0.0]
+
+    def pick(state: Any, s: int) -> MoveDict:
+        view = ai_view(state, s)
+        agent_seed = rng.randrange(1 << 30)
+        move = choose_move(view, level=base, seed=agent_seed)
+        if s != seat or len(view["legal_moves"]) < 2 or engine.phase(state) != "playing":
+            return move
+        out.decisions += 1
+        other = choose_move(view, level=level, seed=agent_seed)
+        if other != move:
+            a, _ = engine.apply_move(state, s, other)
+            b, _ = engine.apply_move(state, s, move)
+            dw = dg = 0.0
+            for k in range(playouts):
+                key = f"playout:{deal}:{out.decisions}:{k}"
+                wa, ga = playout(a, s, key)
+                wb, gb = playout(b, s, key)
+                dw, dg = dw + (wa - wb) / playouts, dg + (ga - gb) / playouts
+            change = f"{move_kind(view, move)} -> {move_kind(view, other)}"
+            out.by_kind.setdefault(change, []).append((dw, dg))
+            sums[0], sums[1] = sums[0] + dw, sums[1] + dg
+        return move
+
+    play_out(state, pick, f"deal {deal}")
+    return sums[0], sums[1]
